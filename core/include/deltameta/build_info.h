@@ -1,0 +1,19 @@
+// Provenance of this binary and of the host it runs on, for result headers and JSON.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace deltameta {
+
+// version, git revision, build type, compiler, and RocksDB / Snappy / MPI / Asio versions.
+nlohmann::json BuildInfoJson();
+// hostname, kernel, CPU model and count, cache size, memory.
+nlohmann::json HostInfoJson();
+// The seed guide's opening lines: Date, CPU, CPUCache.
+std::string HeaderPreamble();
+// Current local time as ISO 8601.
+std::string IsoTimeNow();
+
+}  // namespace deltameta

@@ -1,0 +1,54 @@
+// How the benchmark client reaches the namespace. Three backends, one per design:
+//   RpcBackend   - every create and lstat is one RPC to the name's owner (IndexFS)
+//   BulkBackend  - creates are sorted in memory per owner and written as tables, which the
+//                  owners ingest at commit (IndexFS with bulk insertion); lstats are RPCs
+//   LocalBackend - the rank's own store, no servers (DeltaFS write phase)
+// A backend is used by one thread. A false return means the transport or store failed
+// (*error says how); the job cannot go on.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "deltameta/rpc_client.h"
+#include "deltameta/store.h"
+#include "deltameta/wire.h"
+
+namespace deltameta {
+
+class ClientBackend {
+ public:
+  virtual ~ClientBackend() = default;
+  virtual bool Create(uint64_t dir_id, std::string_view name, const FileStat& stat, OpStatus* status,
+                      std::string* error) = 0;
+  virtual bool Lstat(uint64_t dir_id, std::string_view name, FileStat* stat, OpStatus* status,
+                     std::string* error) = 0;
+  // Makes the phase's creates durable and visible (part of the timed write phase).
+  virtual bool Commit(std::string* error) = 0;
+};
+
+// Connections to every server of a job, found through its info endpoint.
+class ServerSet {
+ public:
+  // Asks the info endpoint for the server list and connects to partition p's port
+  // (client_rank % ports_per_rank) of each rank. nullptr with *error on failure.
+  static std::unique_ptr<ServerSet> Connect(const std::string& info_uri, int client_rank,
+                                            std::chrono::milliseconds timeout, std::string* error);
+  uint32_t size() const { return static_cast<uint32_t>(servers_.size()); }
+  RpcClient* server(uint32_t partition) { return servers_[partition].get(); }
+  // Sum over servers of their CPU seconds so far; and, with count_entries, of their entries.
+  bool QueryStats(bool count_entries, double* cpu_s, uint64_t* entries, std::string* error);
+
+ private:
+  std::vector<std::unique_ptr<RpcClient>> servers_;
+};
+
+std::unique_ptr<ClientBackend> NewRpcBackend(ServerSet* servers);
+// Tables go to <table_dir>/p<partition>-NNNNNN.sst; the servers must see that path.
+std::unique_ptr<ClientBackend> NewBulkBackend(ServerSet* servers, const StoreOptions& options,
+                                              std::string table_dir);
+std::unique_ptr<ClientBackend> NewLocalBackend(std::unique_ptr<Store> store);
+
+}  // namespace deltameta

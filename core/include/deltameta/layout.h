@@ -1,0 +1,30 @@
+// The layout marker of a metadata store: a small text file beside the RocksDB files that
+// says which part of the namespace the store holds, so that a store is never opened by
+// the wrong number of servers or fed to the compactor by mistake.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace deltameta {
+
+struct StoreLayout {
+  enum class Kind {
+    kPartition,  // holds the names with PartitionOf(name, count) == index (servers, compactor output)
+    kOrigin,     // DeltaFS write-phase store of client rank `index` of `count` (any partition)
+  };
+  Kind kind = Kind::kPartition;
+  uint32_t index = 0;
+  uint32_t count = 1;
+
+  std::string Describe() const;  // e.g. "partition 2 of 4"
+};
+
+constexpr char kLayoutFileName[] = "DELTAMETA-LAYOUT";
+
+// Writes (replacing) the marker in store directory `dir`.
+bool WriteLayout(const std::string& dir, const StoreLayout& layout, std::string* error);
+// Reads the marker; false with *error if it is missing or malformed.
+bool ReadLayout(const std::string& dir, StoreLayout* layout, std::string* error);
+
+}  // namespace deltameta

@@ -1,0 +1,34 @@
+// The metadata server's request handler: creates and lstats names of its own partition
+// in its store, ingests bulk-inserted tables, and answers discovery and stats queries.
+#pragma once
+
+
+#include "deltameta/rpc_server.h"
+#include "deltameta/store.h"
+
+namespace deltameta {
+
+class MetadataService : public FrameHandler {
+ public:
+  // Serves partition `partition` of `num_partitions`. With `check_existence`, a create of
+  // an existing name is refused (kExists); without it, creates overwrite blindly.
+  MetadataService(Store* store, uint32_t partition, uint32_t num_partitions, bool check_existence);
+
+  // The server list returned by info requests; set before any client can ask.
+  void SetInfo(InfoReply info) { info_ = std::move(info); }
+
+  bool Handle(const FrameHeader& header, std::string_view body, std::string* reply) override;
+
+ private:
+  StatReply Create(const CreateRequest& req, std::string* key);
+  StatReply Lstat(const LstatRequest& req, std::string* key);
+  IngestReply Ingest(const IngestRequest& req);
+  StatsReply Stats(const StatsRequest& req);
+
+  Store* store_;
+  uint32_t partition_, num_partitions_;
+  bool check_existence_;
+  InfoReply info_;
+};
+
+}  // namespace deltameta

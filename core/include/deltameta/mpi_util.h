@@ -1,0 +1,35 @@
+// MPI helpers for oversubscribed nodes: waiting on MPI never spins a core (test, then
+// sleep with a growing back-off), and errors end the tools the same way everywhere.
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+
+namespace deltameta {
+
+// Initialises MPI (threads: funneled) and finalises it on destruction.
+class MpiSession {
+ public:
+  MpiSession(int* argc, char*** argv);
+  ~MpiSession();
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+
+ private:
+  int rank_ = 0, size_ = 1;
+};
+
+// Completes `request`, sleeping between tests (10 us growing to 1 ms).
+void QuietWait(MPI_Request* request);
+void QuietBarrier(MPI_Comm comm);
+// Collective: true on every rank iff `local_ok` is true on every rank. Otherwise the
+// lowest failing rank prints its `error` (one line for the job, not one per rank).
+bool AllRanksOk(bool local_ok, const char* tool, const std::string& error, MPI_Comm comm);
+
+// Prints "<tool>: error: <message>" to stderr.
+void PrintError(const char* tool, const std::string& message);
+// For errors only some ranks see mid-run: prints the error and aborts the whole job with exit code 1.
+[[noreturn]] void AbortJob(const char* tool, const std::string& message);
+
+}  // namespace deltameta

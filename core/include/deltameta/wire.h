@@ -1,0 +1,113 @@
+// The client-server wire format. Every message is one frame: a 12-byte header
+//   'D' 'M' | version u8 | type u8 | body length u32 LE | sequence number u32 LE
+// followed by the body. Bodies are fixed-order fields: integers little-endian, strings as
+// a u16 LE length and bytes. A decoder accepts a body only if every field is present,
+// every length is within its limit and no byte is left over.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "deltameta/stat_codec.h"
+
+namespace deltameta {
+
+constexpr uint8_t kWireVersion = 1;
+constexpr size_t kFrameHeaderBytes = 12;
+constexpr uint32_t kMaxFrameBodyBytes = 1 << 20;
+constexpr size_t kMaxPathBytes = 4096;
+constexpr uint32_t kMaxListEntries = 4096;
+
+enum class MsgType : uint8_t {
+  kCreate = 1,       // CreateRequest -> StatReply
+  kLstat = 2,        // LstatRequest -> StatReply
+  kIngest = 3,       // IngestRequest -> IngestReply
+  kInfo = 4,         // (empty) -> InfoReply
+  kStats = 5,        // StatsRequest -> StatsReply
+  kStatReply = 0x81,
+  kIngestReply = 0x83,
+  kInfoReply = 0x84,
+  kStatsReply = 0x85,
+};
+
+// Operation outcome carried by replies.
+enum class OpStatus : uint8_t {
+  kOk = 0,
+  kExists = 1,
+  kNotFound = 2,
+  kReadOnly = 3,
+  kIoError = 4,
+  kWrongServer = 5,  // the name belongs to another partition
+};
+const char* OpStatusName(OpStatus s);
+
+struct FrameHeader {
+  MsgType type = MsgType::kInfo;
+  uint32_t body_bytes = 0;
+  uint32_t seq = 0;
+};
+
+enum class HeaderError { kNone, kBadMagic, kBadVersion, kUnknownType, kTooLarge };
+const char* HeaderErrorName(HeaderError e);
+
+// Parses the kFrameHeaderBytes at `in`.
+HeaderError ParseFrameHeader(const char* in, FrameHeader* h);
+
+struct CreateRequest {
+  uint64_t dir_id = 0;
+  std::string name;
+  FileStat stat;
+};
+struct LstatRequest {
+  uint64_t dir_id = 0;
+  std::string name;
+};
+struct IngestRequest {
+  std::vector<std::string> table_paths;
+};
+struct StatsRequest {
+  bool count_entries = false;
+};
+struct StatReply {
+  OpStatus status = OpStatus::kOk;
+  FileStat stat;
+};
+struct IngestReply {
+  OpStatus status = OpStatus::kOk;
+  std::string message;  // empty on success
+};
+struct InfoReply {
+  uint32_t ports_per_rank = 1;
+  std::vector<std::string> addresses;  // "host:port", rank-major: rank r, port p at r*ports_per_rank+p
+};
+struct StatsReply {
+  uint64_t cpu_micros = 0;  // the server process's user + system CPU time so far
+  uint64_t entries = 0;     // entries in the store (only if counted)
+  bool read_only = false;
+};
+
+// Each Encode* replaces *frame with one complete frame (header and body).
+void EncodeCreate(const CreateRequest& m, uint32_t seq, std::string* frame);
+void EncodeLstat(const LstatRequest& m, uint32_t seq, std::string* frame);
+void EncodeIngest(const IngestRequest& m, uint32_t seq, std::string* frame);
+void EncodeInfo(uint32_t seq, std::string* frame);
+void EncodeStats(const StatsRequest& m, uint32_t seq, std::string* frame);
+void EncodeStatReply(const StatReply& m, uint32_t seq, std::string* frame);
+void EncodeIngestReply(const IngestReply& m, uint32_t seq, std::string* frame);
+void EncodeInfoReply(const InfoReply& m, uint32_t seq, std::string* frame);
+void EncodeStatsReply(const StatsReply& m, uint32_t seq, std::string* frame);
+
+// Each Decode* parses a body (without header); false if it is malformed in any way.
+bool DecodeCreate(std::string_view body, CreateRequest* m);
+bool DecodeLstat(std::string_view body, LstatRequest* m);
+bool DecodeIngest(std::string_view body, IngestRequest* m);
+bool DecodeInfo(std::string_view body);
+bool DecodeStats(std::string_view body, StatsRequest* m);
+bool DecodeStatReply(std::string_view body, StatReply* m);
+bool DecodeIngestReply(std::string_view body, IngestReply* m);
+bool DecodeInfoReply(std::string_view body, InfoReply* m);
+bool DecodeStatsReply(std::string_view body, StatsReply* m);
+
+}  // namespace deltameta

@@ -1,0 +1,242 @@
+// Client backends: see client_backend.h.
+#include "deltameta/client_backend.h"
+
+#include <algorithm>
+
+#include "deltameta/key.h"
+#include "deltameta/partition.h"
+#include "deltameta/table_writer.h"
+
+namespace deltameta {
+namespace {
+
+class RpcBackend : public ClientBackend {
+ public:
+  explicit RpcBackend(ServerSet* servers) : servers_(servers) {}
+
+  bool Create(uint64_t dir_id, std::string_view name, const FileStat& stat, OpStatus* status,
+              std::string* error) override {
+    create_.dir_id = dir_id;
+    create_.name.assign(name.data(), name.size());
+    create_.stat = stat;
+    RpcClient* s = servers_->server(PartitionOf(name, servers_->size()));
+    EncodeCreate(create_, s->NextSeq(), &frame_);
+    return Finish(s, status, nullptr, error);
+  }
+
+  bool Lstat(uint64_t dir_id, std::string_view name, FileStat* stat, OpStatus* status,
+             std::string* error) override {
+    lstat_.dir_id = dir_id;
+    lstat_.name.assign(name.data(), name.size());
+    RpcClient* s = servers_->server(PartitionOf(name, servers_->size()));
+    EncodeLstat(lstat_, s->NextSeq(), &frame_);
+    return Finish(s, status, stat, error);
+  }
+
+  bool Commit(std::string*) override { return true; }
+
+ private:
+  bool Finish(RpcClient* s, OpStatus* status, FileStat* stat, std::string* error) {
+    std::string_view body;
+    if (!s->Call(frame_, MsgType::kStatReply, &body, error)) return false;
+    if (!DecodeStatReply(body, &reply_)) {
+      *error = "malformed reply from server " + s->address();
+      return false;
+    }
+    *status = reply_.status;
+    if (stat) *stat = reply_.stat;
+    return true;
+  }
+
+  ServerSet* servers_;
+  CreateRequest create_;
+  LstatRequest lstat_;
+  StatReply reply_;
+  std::string frame_;
+};
+
+// Creates buffered per owner as records [key length u8][key][encoded stat].
+class BulkBackend : public ClientBackend {
+ public:
+  BulkBackend(ServerSet* servers, const StoreOptions& options, std::string table_dir)
+      : rpc_(servers), servers_(servers), options_(options), table_dir_(std::move(table_dir)),
+        buffers_(servers->size()) {}
+
+  bool Create(uint64_t dir_id, std::string_view name, const FileStat& stat, OpStatus* status,
+              std::string*) override {
+    Buffer& b = buffers_[PartitionOf(name, servers_->size())];
+    b.offsets.push_back(b.arena.size());
+    b.arena.push_back(static_cast<char>(kDirIdBytes + name.size()));
+    AppendKey(&b.arena, dir_id, name);
+    AppendStat(&b.arena, stat);
+    *status = OpStatus::kOk;
+    return true;
+  }
+
+  bool Lstat(uint64_t dir_id, std::string_view name, FileStat* stat, OpStatus* status,
+             std::string* error) override {
+    return rpc_.Lstat(dir_id, name, stat, status, error);
+  }
+
+  bool Commit(std::string* error) override {
+    for (uint32_t p = 0; p < servers_->size(); p++) {
+      if (buffers_[p].offsets.empty()) continue;
+      std::vector<std::string> tables;
+      if (!WriteTables(p, &tables, error) || !IngestAt(p, tables, error)) return false;
+      buffers_[p] = Buffer();
+    }
+    return true;
+  }
+
+ private:
+  struct Buffer {
+    std::string arena;
+    std::vector<size_t> offsets;
+  };
+
+  static std::string_view KeyAt(const std::string& arena, size_t off) {
+    return std::string_view(arena.data() + off + 1, static_cast<uint8_t>(arena[off]));
+  }
+
+  bool WriteTables(uint32_t p, std::vector<std::string>* tables, std::string* error) {
+    Buffer& b = buffers_[p];
+    std::sort(b.offsets.begin(), b.offsets.end(),
+              [&b](size_t x, size_t y) { return KeyAt(b.arena, x) < KeyAt(b.arena, y); });
+    TableWriter writer(options_, table_dir_ + "/p" + std::to_string(p) + "-");
+    rocksdb::Status s;
+    std::string_view last;
+    for (size_t off : b.offsets) {
+      std::string_view key = KeyAt(b.arena, off);
+      if (key == last) continue;  // a name created twice in one phase is stored once
+      s = writer.Add(key, std::string_view(key.data() + key.size(), kEncodedStatBytes));
+      if (!s.ok()) break;
+      last = key;
+    }
+    if (s.ok()) s = writer.Finish(tables);
+    if (!s.ok()) *error = "cannot write bulk-insertion tables in " + table_dir_ + ": " + s.ToString();
+    return s.ok();
+  }
+
+  bool IngestAt(uint32_t p, const std::vector<std::string>& tables, std::string* error) {
+    IngestRequest req{tables};
+    RpcClient* s = servers_->server(p);
+    std::string frame;
+    EncodeIngest(req, s->NextSeq(), &frame);
+    std::string_view body;
+    if (!s->Call(frame, MsgType::kIngestReply, &body, error)) return false;
+    IngestReply reply;
+    if (!DecodeIngestReply(body, &reply)) {
+      *error = "malformed ingest reply from server " + s->address();
+      return false;
+    }
+    if (reply.status != OpStatus::kOk) {
+      *error = "server " + s->address() + " could not ingest the bulk-insertion tables: " +
+               (reply.message.empty() ? OpStatusName(reply.status) : reply.message) +
+               " (the servers must see --db at the same path)";
+      return false;
+    }
+    return true;
+  }
+
+  RpcBackend rpc_;
+  ServerSet* servers_;
+  StoreOptions options_;
+  std::string table_dir_;
+  std::vector<Buffer> buffers_;
+};
+
+class LocalBackend : public ClientBackend {
+ public:
+  explicit LocalBackend(std::unique_ptr<Store> store) : store_(std::move(store)) {}
+
+  bool Create(uint64_t dir_id, std::string_view name, const FileStat& stat, OpStatus* status,
+              std::string* error) override {
+    key_.clear();
+    AppendKey(&key_, dir_id, name);
+    rocksdb::Status s = store_->Put(key_, stat);
+    *status = s.ok() ? OpStatus::kOk : OpStatus::kIoError;
+    return true;
+  }
+
+  bool Lstat(uint64_t dir_id, std::string_view name, FileStat* stat, OpStatus* status,
+             std::string*) override {
+    key_.clear();
+    AppendKey(&key_, dir_id, name);
+    rocksdb::Status s = store_->Get(key_, &value_);
+    if (s.IsNotFound()) {
+      *status = OpStatus::kNotFound;
+    } else {
+      *status = s.ok() && DecodeStat(value_, stat) ? OpStatus::kOk : OpStatus::kIoError;
+    }
+    return true;
+  }
+
+  bool Commit(std::string* error) override {
+    if (store_->read_only()) return true;
+    rocksdb::Status s = store_->Flush();
+    if (!s.ok()) *error = "cannot flush store " + store_->path() + ": " + s.ToString();
+    return s.ok();
+  }
+
+ private:
+  std::unique_ptr<Store> store_;
+  std::string key_, value_;
+};
+
+}  // namespace
+
+std::unique_ptr<ServerSet> ServerSet::Connect(const std::string& info_uri, int client_rank,
+                                              std::chrono::milliseconds timeout, std::string* error) {
+  auto info_conn = RpcClient::Connect(info_uri, timeout, error);
+  if (!info_conn) return nullptr;
+  std::string frame;
+  EncodeInfo(info_conn->NextSeq(), &frame);
+  std::string_view body;
+  InfoReply info;
+  if (!info_conn->Call(frame, MsgType::kInfoReply, &body, error)) return nullptr;
+  if (!DecodeInfoReply(body, &info)) {
+    *error = "malformed info reply from " + info_uri;
+    return nullptr;
+  }
+  auto set = std::unique_ptr<ServerSet>(new ServerSet());
+  const size_t ranks = info.addresses.size() / info.ports_per_rank;
+  for (size_t r = 0; r < ranks; r++) {
+    const std::string& addr = info.addresses[r * info.ports_per_rank + client_rank % info.ports_per_rank];
+    auto c = RpcClient::Connect(addr, timeout, error);
+    if (!c) return nullptr;
+    set->servers_.push_back(std::move(c));
+  }
+  return set;
+}
+
+bool ServerSet::QueryStats(bool count_entries, double* cpu_s, uint64_t* entries, std::string* error) {
+  *cpu_s = 0;
+  *entries = 0;
+  std::string frame;
+  for (auto& s : servers_) {
+    EncodeStats(StatsRequest{count_entries}, s->NextSeq(), &frame);
+    std::string_view body;
+    StatsReply reply;
+    if (!s->Call(frame, MsgType::kStatsReply, &body, error)) return false;
+    if (!DecodeStatsReply(body, &reply)) {
+      *error = "malformed stats reply from server " + s->address();
+      return false;
+    }
+    *cpu_s += static_cast<double>(reply.cpu_micros) / 1e6;
+    *entries += reply.entries;
+  }
+  return true;
+}
+
+std::unique_ptr<ClientBackend> NewRpcBackend(ServerSet* servers) { return std::make_unique<RpcBackend>(servers); }
+
+std::unique_ptr<ClientBackend> NewBulkBackend(ServerSet* servers, const StoreOptions& options,
+                                              std::string table_dir) {
+  return std::make_unique<BulkBackend>(servers, options, std::move(table_dir));
+}
+
+std::unique_ptr<ClientBackend> NewLocalBackend(std::unique_ptr<Store> store) {
+  return std::make_unique<LocalBackend>(std::move(store));
+}
+
+}  // namespace deltameta

@@ -1,0 +1,48 @@
+// Store layout marker: see layout.h. Format: "deltameta-store 1 <kind> <index> <count>\n".
+#include "deltameta/layout.h"
+
+#include <sstream>
+
+#include <rocksdb/env.h>
+
+namespace deltameta {
+
+std::string StoreLayout::Describe() const {
+  return std::string(kind == Kind::kPartition ? "partition " : "origin store ") + std::to_string(index) +
+         " of " + std::to_string(count);
+}
+
+bool WriteLayout(const std::string& dir, const StoreLayout& layout, std::string* error) {
+  std::string text = "deltameta-store 1 " +
+                     std::string(layout.kind == StoreLayout::Kind::kPartition ? "partition" : "origin") + " " +
+                     std::to_string(layout.index) + " " + std::to_string(layout.count) + "\n";
+  rocksdb::Status s = rocksdb::WriteStringToFile(rocksdb::Env::Default(), text, dir + "/" + kLayoutFileName, true);
+  if (!s.ok()) *error = "cannot write the layout marker in " + dir + ": " + s.ToString();
+  return s.ok();
+}
+
+bool ReadLayout(const std::string& dir, StoreLayout* layout, std::string* error) {
+  const std::string path = dir + "/" + kLayoutFileName;
+  std::string text;
+  rocksdb::Status s = rocksdb::ReadFileToString(rocksdb::Env::Default(), path, &text);
+  if (!s.ok()) {
+    *error = dir + " is not a deltameta store (no " + kLayoutFileName + ")";
+    return false;
+  }
+  std::istringstream in(text);
+  std::string magic, kind;
+  int version = 0;
+  long long index = -1, count = -1;
+  in >> magic >> version >> kind >> index >> count;
+  if (!in || magic != "deltameta-store" || version != 1 || (kind != "partition" && kind != "origin") ||
+      count < 1 || index < 0 || index >= count) {
+    *error = path + " is malformed: expected 'deltameta-store 1 <partition|origin> <index> <count>'";
+    return false;
+  }
+  layout->kind = kind == "partition" ? StoreLayout::Kind::kPartition : StoreLayout::Kind::kOrigin;
+  layout->index = static_cast<uint32_t>(index);
+  layout->count = static_cast<uint32_t>(count);
+  return true;
+}
+
+}  // namespace deltameta

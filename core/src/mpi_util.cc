@@ -1,0 +1,63 @@
+// MPI helpers: see mpi_util.h.
+#include "deltameta/mpi_util.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+namespace deltameta {
+
+MpiSession::MpiSession(int* argc, char*** argv) {
+  int provided = 0;
+  MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+}
+
+MpiSession::~MpiSession() {
+  QuietBarrier(MPI_COMM_WORLD);
+  MPI_Finalize();
+}
+
+void QuietWait(MPI_Request* request) {
+  auto pause = std::chrono::microseconds(10);
+  for (;;) {
+    int done = 0;
+    MPI_Test(request, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(1000));
+  }
+}
+
+void QuietBarrier(MPI_Comm comm) {
+  MPI_Request r;
+  MPI_Ibarrier(comm, &r);
+  QuietWait(&r);
+}
+
+bool AllRanksOk(bool local_ok, const char* tool, const std::string& error, MPI_Comm comm) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int in = local_ok ? size : rank, first_failed = 0;
+  MPI_Request r;
+  MPI_Iallreduce(&in, &first_failed, 1, MPI_INT, MPI_MIN, comm, &r);
+  QuietWait(&r);
+  if (first_failed == rank) PrintError(tool, error);
+  return first_failed == size;
+}
+
+void PrintError(const char* tool, const std::string& message) {
+  std::fprintf(stderr, "%s: error: %s\n", tool, message.c_str());
+  std::fflush(stderr);
+}
+
+void AbortJob(const char* tool, const std::string& message) {
+  PrintError(tool, message);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  std::exit(1);
+}
+
+}  // namespace deltameta

@@ -1,0 +1,156 @@
+// Blocking RPC client over TCP: see rpc_client.h.
+#include "deltameta/rpc_client.h"
+
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+#include "deltameta/byte_order.h"
+
+namespace deltameta {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// One non-blocking connect attempt bounded by `wait`. Returns the fd, or -1 with errno set.
+int ConnectOnce(const addrinfo* ai, std::chrono::milliseconds wait) {
+  int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
+  if (fd < 0) return -1;
+  if (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+    if (errno != EINPROGRESS) {
+      int e = errno;
+      close(fd);
+      errno = e;
+      return -1;
+    }
+    pollfd p{fd, POLLOUT, 0};
+    int ready = poll(&p, 1, static_cast<int>(wait.count()));
+    int err = ETIMEDOUT;
+    socklen_t len = sizeof(err);
+    if (ready == 1) getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+    if (err != 0) {
+      close(fd);
+      errno = err;
+      return -1;
+    }
+  }
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
+}
+
+}  // namespace
+
+bool ParseAddress(const std::string& uri, std::string* host, uint16_t* port, std::string* error) {
+  std::string rest = uri.rfind("tcp://", 0) == 0 ? uri.substr(6) : uri;
+  size_t colon = rest.rfind(':');
+  char* end = nullptr;
+  long p = colon == std::string::npos ? 0 : std::strtol(rest.c_str() + colon + 1, &end, 10);
+  if (colon == std::string::npos || colon == 0 || end == nullptr || *end != '\0' || p <= 0 || p > 65535) {
+    *error = "malformed address '" + uri + "': expected tcp://host:port";
+    return false;
+  }
+  *host = rest.substr(0, colon);
+  *port = static_cast<uint16_t>(p);
+  return true;
+}
+
+std::unique_ptr<RpcClient> RpcClient::Connect(const std::string& address, std::chrono::milliseconds timeout,
+                                              std::string* error) {
+  std::string host;
+  uint16_t port = 0;
+  if (!ParseAddress(address, &host, &port, error)) return nullptr;
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  int gai = getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &res);
+  if (gai != 0) {
+    *error = "cannot resolve " + address + ": " + gai_strerror(gai);
+    return nullptr;
+  }
+  const auto deadline = Clock::now() + timeout;
+  int fd = -1, last_errno = ETIMEDOUT;
+  while (fd < 0) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) break;
+    fd = ConnectOnce(res, left);
+    if (fd >= 0) break;
+    last_errno = errno;
+    if (last_errno != ECONNREFUSED && last_errno != ENETUNREACH && last_errno != EHOSTUNREACH) break;
+    std::this_thread::sleep_for(std::min(std::chrono::milliseconds(100), left));
+  }
+  freeaddrinfo(res);
+  if (fd < 0) {
+    *error = "cannot connect to " + address + " within " + std::to_string(timeout.count() / 1000.0).substr(0, 4) +
+             " s: " + std::strerror(last_errno) + " (is the server running and ready?)";
+    return nullptr;
+  }
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  timeval tv{static_cast<time_t>(timeout.count() / 1000), static_cast<suseconds_t>(timeout.count() % 1000 * 1000)};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+  return std::unique_ptr<RpcClient>(new RpcClient(fd, address, timeout));
+}
+
+RpcClient::~RpcClient() { close(fd_); }
+
+bool RpcClient::ReadFully(char* dst, size_t n, std::string* error) {
+  while (n > 0) {
+    ssize_t got = recv(fd_, dst, n, 0);
+    if (got > 0) {
+      dst += got;
+      n -= static_cast<size_t>(got);
+    } else if (got == 0) {
+      *error = "server " + address_ + " closed the connection";
+      return false;
+    } else if (errno != EINTR) {
+      *error = errno == EAGAIN || errno == EWOULDBLOCK
+                   ? "no reply from server " + address_ + " within " + std::to_string(timeout_.count() / 1000) + " s"
+                   : "connection to server " + address_ + " failed: " + std::strerror(errno);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool RpcClient::Call(const std::string& request, MsgType reply_type, std::string_view* body, std::string* error) {
+  const char* p = request.data();
+  size_t left = request.size();
+  while (left > 0) {
+    ssize_t sent = send(fd_, p, left, MSG_NOSIGNAL);
+    if (sent < 0 && errno == EINTR) continue;
+    if (sent <= 0) {
+      *error = "cannot send to server " + address_ + ": " + std::strerror(errno);
+      return false;
+    }
+    p += sent;
+    left -= static_cast<size_t>(sent);
+  }
+  char head[kFrameHeaderBytes];
+  if (!ReadFully(head, sizeof(head), error)) return false;
+  FrameHeader h;
+  HeaderError he = ParseFrameHeader(head, &h);
+  if (he != HeaderError::kNone) {
+    *error = "bad reply from server " + address_ + ": " + HeaderErrorName(he);
+    return false;
+  }
+  if (h.type != reply_type || h.seq != LoadLE<uint32_t>(request.data() + 8)) {
+    *error = "bad reply from server " + address_ + ": unexpected message type or sequence number";
+    return false;
+  }
+  buffer_.resize(h.body_bytes);
+  if (!ReadFully(&buffer_[0], h.body_bytes, error)) return false;
+  *body = std::string_view(buffer_.data(), buffer_.size());
+  return true;
+}
+
+}  // namespace deltameta

@@ -1,0 +1,132 @@
+// Event-loop RPC server: see rpc_server.h.
+#include "deltameta/rpc_server.h"
+
+#include <cstdio>
+#include <cstring>
+
+#include <asio/post.hpp>
+#include <asio/write.hpp>
+
+namespace deltameta {
+namespace {
+
+// One client connection: reads whatever arrives, serves every complete frame in it,
+// writes the replies, and reads again.
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(asio::ip::tcp::socket socket, FrameHandler* handler, const std::string& log_prefix)
+      : socket_(std::move(socket)), handler_(handler), log_prefix_(log_prefix) {
+    asio::error_code ec;
+    auto ep = socket_.remote_endpoint(ec);
+    peer_ = ec ? "unknown peer" : ep.address().to_string() + ":" + std::to_string(ep.port());
+    socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+    in_.resize(kInitialBuffer);
+  }
+
+  void ReadMore() {
+    if (in_.size() - filled_ < kInitialBuffer / 4) in_.resize(in_.size() * 2);
+    auto self = shared_from_this();
+    socket_.async_read_some(asio::buffer(in_.data() + filled_, in_.size() - filled_),
+                            [self](const asio::error_code& ec, size_t n) { self->OnRead(ec, n); });
+  }
+
+ private:
+  static constexpr size_t kInitialBuffer = 16 << 10;
+
+  void OnRead(const asio::error_code& ec, size_t n) {
+    if (ec) {
+      if (filled_ > 0) Log("connection closed in the middle of a frame");
+      return;
+    }
+    filled_ += n;
+    out_.clear();
+    size_t pos = 0;
+    while (filled_ - pos >= kFrameHeaderBytes) {
+      FrameHeader h;
+      HeaderError he = ParseFrameHeader(in_.data() + pos, &h);
+      if (he != HeaderError::kNone) return Drop(HeaderErrorName(he));
+      size_t frame = kFrameHeaderBytes + h.body_bytes;
+      if (filled_ - pos < frame) {
+        if (in_.size() < frame) in_.resize(frame);
+        break;
+      }
+      if (!handler_->Handle(h, std::string_view(in_.data() + pos + kFrameHeaderBytes, h.body_bytes), &reply_)) {
+        return Drop("malformed request body");
+      }
+      out_ += reply_;
+      pos += frame;
+    }
+    std::memmove(in_.data(), in_.data() + pos, filled_ - pos);
+    filled_ -= pos;
+    if (out_.empty()) return ReadMore();
+    auto self = shared_from_this();
+    asio::async_write(socket_, asio::buffer(out_), [self](const asio::error_code& wec, size_t) {
+      if (!wec) self->ReadMore();
+    });
+  }
+
+  void Drop(const char* why) {
+    Log((std::string("dropped connection: ") + why).c_str());
+    asio::error_code ignored;
+    socket_.close(ignored);
+  }
+
+  void Log(const char* what) {
+    std::fprintf(stderr, "%s: %s from %s\n", log_prefix_.c_str(), what, peer_.c_str());
+  }
+
+  asio::ip::tcp::socket socket_;
+  FrameHandler* handler_;
+  std::string log_prefix_;
+  std::string peer_;
+  std::vector<char> in_;
+  size_t filled_ = 0;
+  std::string reply_, out_;
+};
+
+}  // namespace
+
+RpcServer::RpcServer(asio::io_context& io, FrameHandler* handler, std::string log_prefix)
+    : io_(io), handler_(handler), log_prefix_(std::move(log_prefix)) {}
+
+uint16_t RpcServer::Listen(const std::string& ip, uint16_t port, std::string* error) {
+  asio::error_code ec;
+  auto address = asio::ip::make_address(ip, ec);
+  if (ec) {
+    *error = "malformed listen address '" + ip + "': " + ec.message();
+    return 0;
+  }
+  auto acceptor = std::make_unique<asio::ip::tcp::acceptor>(io_);
+  asio::ip::tcp::endpoint ep(address, port);
+  acceptor->open(ep.protocol(), ec);
+  if (!ec) acceptor->set_option(asio::ip::tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acceptor->bind(ep, ec);
+  if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    *error = "cannot listen on " + ip + ":" + std::to_string(port) + ": " + ec.message();
+    return 0;
+  }
+  uint16_t bound = acceptor->local_endpoint().port();
+  acceptors_.push_back(std::move(acceptor));
+  Accept(acceptors_.back().get());
+  return bound;
+}
+
+void RpcServer::Accept(asio::ip::tcp::acceptor* acceptor) {
+  acceptor->async_accept([this, acceptor](const asio::error_code& ec, asio::ip::tcp::socket socket) {
+    if (ec == asio::error::operation_aborted) return;
+    if (!ec) std::make_shared<Connection>(std::move(socket), handler_, log_prefix_)->ReadMore();
+    Accept(acceptor);
+  });
+}
+
+void RpcServer::StopAccepting() {
+  asio::post(io_, [this] {
+    for (auto& a : acceptors_) {
+      asio::error_code ignored;
+      a->close(ignored);
+    }
+  });
+}
+
+}  // namespace deltameta

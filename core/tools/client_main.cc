@@ -1,0 +1,278 @@
+// deltameta_client: the benchmark client job (the seed guide's deltafs_bm_cli). Each MPI
+// rank creates --n files (write phase) and/or lstats them back (read phases) through one
+// of three backends: per-op RPC to servers (IndexFS), bulk insertion (--bk=1), or its own
+// local store (--fs_use_local=1, DeltaFS). Every lstat is verified; any missing or wrong
+// entry is reported and makes the job exit 1.
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include "deltameta/build_info.h"
+#include "deltameta/client_backend.h"
+#include "deltameta/flags.h"
+#include "deltameta/mpi_util.h"
+#include "deltameta/phase_report.h"
+#include "deltameta/workload.h"
+
+namespace dm = deltameta;
+
+namespace {
+
+constexpr char kTool[] = "deltameta_client";
+using Clock = std::chrono::steady_clock;
+
+struct ClientFlags {
+  int64_t n = 1000;
+  bool share_dir = true;
+  bool random_order = true;
+  int64_t write_phases = 1;
+  int64_t read_phases = 0;
+  bool bk = false;
+  std::string db;
+  bool fs_use_local = false;
+  bool use_existing_fs = false;
+  std::string info_svr_uri = "tcp://127.0.0.1:10086";
+  bool skip_fs_checks = false;
+  int64_t rpc_timeout = 30;
+  bool verify_total = true;
+  std::string json;
+};
+
+void RegisterFlags(dm::FlagSet* f, ClientFlags* c) {
+  f->Int("n", &c->n, 1, int64_t{1} << 40, "files per rank");
+  f->Bool("share_dir", &c->share_dir, "all ranks create in one shared directory (0: one directory per rank)");
+  f->Bool("random_order", &c->random_order, "visit files in a seeded random order (0: ascending)");
+  f->Int("write_phases", &c->write_phases, 0, 1, "run the create phase (0 or 1)");
+  f->Int("read_phases", &c->read_phases, 0, 100, "number of lstat phases after the write phase");
+  f->Bool("bk", &c->bk, "bulk insertion: write sorted tables under --db, servers ingest them at commit");
+  f->String("db", &c->db, "with --bk: table directory; with --fs_use_local: the ranks' store root (<db>/r<rank>)");
+  f->Bool("fs_use_local", &c->fs_use_local, "DeltaFS: each rank uses its own store under --db, no servers");
+  f->Bool("use_existing_fs", &c->use_existing_fs,
+          "the namespace exists already (read an existing --fs_use_local store read-only)");
+  f->String("info_svr_uri", &c->info_svr_uri, "the servers' info endpoint");
+  f->Bool("skip_fs_checks", &c->skip_fs_checks, "accepted for the seed guide's command lines (checks are the server's)");
+  f->Int("rpc_timeout", &c->rpc_timeout, 1, 3600, "seconds to wait for a server (connect and each reply)");
+  f->Bool("verify_total", &c->verify_total, "after the read phases, check the store holds exactly ranks x n entries");
+  f->String("json", &c->json, "write one JSON document per phase to this file (JSON Lines)");
+}
+
+std::string Validate(const ClientFlags& f) {
+  if (f.bk && f.fs_use_local) return "--bk=1 and --fs_use_local=1 exclude each other: pick one design";
+  if ((f.bk || f.fs_use_local) && f.db.empty()) return "--db is required with --bk=1 or --fs_use_local=1";
+  if (f.write_phases == 0 && f.read_phases == 0) return "nothing to do: --write_phases=0 and --read_phases=0";
+  if (f.fs_use_local && f.write_phases == 0 && !f.use_existing_fs)
+    return "--write_phases=0 with --fs_use_local=1 reads an existing store: add --use_existing_fs=1";
+  if (f.bk && f.write_phases == 0) return "--bk=1 needs a write phase";
+  return "";
+}
+
+void PrintHeader(const ClientFlags& f, const dm::StoreOptions& o, int ranks) {
+  std::printf("%s", dm::HeaderPreamble().c_str());
+  std::printf("Num ranks:          %d\n", ranks);
+  std::printf("Fs use existing:    %d (prepare_run=%s)\n", f.use_existing_fs, f.use_existing_fs ? "lstat" : "mkdir");
+  std::printf("Fs use local:       %d\n", f.fs_use_local);
+  std::printf("Fs infosvr locatio: %s\n", f.fs_use_local ? "N/A" : f.info_svr_uri.c_str());
+  std::printf("Fs skip checks:     %d\n", f.skip_fs_checks);
+  if (f.fs_use_local) {
+    std::printf("RPC timeout:        N/A\n");
+  } else {
+    std::printf("RPC timeout:        %lld s\n", static_cast<long long>(f.rpc_timeout));
+  }
+  std::printf("Creats:             %lld x %lld per rank (0 KB data per file)\n", static_cast<long long>(f.n),
+              static_cast<long long>(f.write_phases));
+  std::printf("Bulk in:            %s\n", f.bk ? "1" : "OFF");
+  if (f.bk) std::printf("BK DB:\n%sDb: %s/r<rank>\n", o.HeaderText().c_str(), f.db.c_str());
+  std::printf("Lstats:             %lld x %lld per rank\n", static_cast<long long>(f.n),
+              static_cast<long long>(f.read_phases));
+  std::printf("Random key order:   %d\n", f.random_order);
+  std::printf("Share dir:          %d\n", f.share_dir);
+  if (f.fs_use_local) std::printf("CLIENT DB:\n%sDb: %s/r<rank>\n", o.HeaderText().c_str(), f.db.c_str());
+  std::printf("------------------------------------------------\n");
+  std::fflush(stdout);
+}
+
+class ClientJob {
+ public:
+  ClientJob(const dm::MpiSession& mpi, const ClientFlags& flags, const dm::StoreOptions& options,
+            nlohmann::json params)
+      : mpi_(mpi), flags_(flags), options_(options), params_(std::move(params)) {
+    work_.rank = static_cast<uint32_t>(mpi.rank());
+    work_.num_ranks = static_cast<uint32_t>(mpi.size());
+    work_.files_per_rank = static_cast<uint64_t>(flags.n);
+    work_.share_dir = flags.share_dir;
+    work_.random_order = flags.random_order;
+  }
+
+  // Connects or opens the backend. Collective; false (error printed) if any rank failed.
+  bool Prepare() {
+    std::string error;
+    bool ok = true;
+    if (flags_.fs_use_local) {
+      const std::string path = flags_.db + "/r" + std::to_string(mpi_.rank());
+      const dm::StoreLayout layout{dm::StoreLayout::Kind::kOrigin, work_.rank, work_.num_ranks};
+      auto store = dm::Store::Open(path, flags_.use_existing_fs ? dm::Store::Mode::kReadOnly : dm::Store::Mode::kCreate,
+                                   options_, layout, &error);
+      ok = store != nullptr;
+      local_store_ = store.get();
+      if (ok) backend_ = dm::NewLocalBackend(std::move(store));
+    } else {
+      servers_ = dm::ServerSet::Connect(flags_.info_svr_uri, mpi_.rank(),
+                                        std::chrono::seconds(flags_.rpc_timeout), &error);
+      ok = servers_ != nullptr;
+      if (ok && flags_.bk) {
+        const std::string dir = std::filesystem::absolute(flags_.db).string() + "/r" + std::to_string(mpi_.rank());
+        std::error_code ec;
+        std::filesystem::create_directories(dir, ec);
+        if (ec) error = "cannot create the bulk-insertion table directory " + dir + ": " + ec.message();
+        ok = !ec;
+        if (ok) backend_ = dm::NewBulkBackend(servers_.get(), options_, dir);
+      } else if (ok) {
+        backend_ = dm::NewRpcBackend(servers_.get());
+      }
+    }
+    return dm::AllRanksOk(ok, kTool, error, MPI_COMM_WORLD);
+  }
+
+  // Runs one phase; returns the job's error count (on rank 0; 0 elsewhere).
+  uint64_t RunPhase(bool write, int index, dm::JsonLinesFile* json) {
+    double server_cpu0 = ServerCpu();
+    dm::QuietBarrier(MPI_COMM_WORLD);
+    dm::RankPhase rp;
+    const double cpu0 = dm::ProcessCpuSeconds();
+    const auto t0 = Clock::now();
+    const uint64_t now_us = dm::NowMicros();
+    const uint64_t dir = work_.DirId();
+    std::string error;
+    dm::OpStatus status;
+    dm::FileStat got;
+    for (uint64_t i : work_.Order(write ? 0 : 1 + static_cast<uint64_t>(index))) {
+      const std::string name = work_.FileName(i);
+      const auto op0 = Clock::now();
+      bool ok = write ? backend_->Create(dir, name, work_.StatFor(i, now_us), &status, &error)
+                      : backend_->Lstat(dir, name, &got, &status, &error);
+      rp.latency_ns.Add(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - op0).count()));
+      if (!ok) dm::AbortJob(kTool, error);
+      rp.counters.ops++;
+      Classify(write, status, got, i, &rp.counters);
+    }
+    if (write && !backend_->Commit(&error)) dm::AbortJob(kTool, error);
+    rp.elapsed_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    rp.cpu_s = dm::ProcessCpuSeconds() - cpu0;
+    dm::QuietBarrier(MPI_COMM_WORLD);
+    double server_cpu1 = ServerCpu();
+
+    dm::JobPhase job = dm::MergeRanks(rp, MPI_COMM_WORLD);
+    if (mpi_.rank() != 0) return 0;
+    job.server_cpu_s = server_cpu1 - server_cpu0;
+    std::printf("%s\n", dm::ResultLine(write ? "insert" : "fstats", job).c_str());
+    if (job.counters.errors() > 0) {
+      std::printf("errors: %llu already existed, %llu missing, %llu with wrong attributes, %llu failed\n",
+                  static_cast<unsigned long long>(job.counters.exists),
+                  static_cast<unsigned long long>(job.counters.missing),
+                  static_cast<unsigned long long>(job.counters.mismatched),
+                  static_cast<unsigned long long>(job.counters.failed));
+    }
+    std::fflush(stdout);
+    nlohmann::json doc = dm::PhaseJson(kTool, write ? "insert" : "lstat", job, params_, true);
+    doc["phase_index"] = index;
+    doc["servers"] = servers_ ? servers_->size() : 0;
+    json->Append(doc);
+    return job.counters.errors();
+  }
+
+  // Checks that the namespace holds exactly ranks x n entries (no more, no fewer).
+  // Collective; returns false on rank 0 if it does not.
+  bool VerifyTotal() {
+    const uint64_t expected = work_.files_per_rank * work_.num_ranks;
+    uint64_t held = 0;
+    std::string error;
+    if (servers_) {
+      double cpu;
+      if (mpi_.rank() == 0 && !servers_->QueryStats(true, &cpu, &held, &error)) dm::AbortJob(kTool, error);
+    } else {
+      // Local stores: every rank counts its own.
+      uint64_t mine = local_store_->CountEntries();
+      MPI_Request r;
+      MPI_Ireduce(&mine, &held, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD, &r);
+      dm::QuietWait(&r);
+    }
+    if (mpi_.rank() != 0 || held == expected) return true;
+    dm::PrintError(kTool, "the namespace holds " + std::to_string(held) + " entries, the job expected " +
+                              std::to_string(expected) + " (" + std::to_string(work_.num_ranks) + " ranks x " +
+                              std::to_string(work_.files_per_rank) + ")");
+    return false;
+  }
+
+ private:
+  void Classify(bool write, dm::OpStatus status, const dm::FileStat& got, uint64_t i, dm::PhaseCounters* c) {
+    if (status == dm::OpStatus::kOk) {
+      if (!write && !dm::MatchesExpected(got, work_.StatFor(i, 0))) c->mismatched++;
+    } else if (status == dm::OpStatus::kExists) {
+      c->exists++;
+    } else if (status == dm::OpStatus::kNotFound) {
+      c->missing++;
+    } else {
+      c->failed++;
+    }
+  }
+
+  double ServerCpu() {
+    double cpu = 0;
+    uint64_t entries;
+    std::string error;
+    if (servers_ && mpi_.rank() == 0 && !servers_->QueryStats(false, &cpu, &entries, &error)) {
+      dm::AbortJob(kTool, error);
+    }
+    return cpu;
+  }
+
+  const dm::MpiSession& mpi_;
+  const ClientFlags& flags_;
+  dm::StoreOptions options_;
+  nlohmann::json params_;
+  dm::Workload work_;
+  std::unique_ptr<dm::ServerSet> servers_;
+  std::unique_ptr<dm::ClientBackend> backend_;
+  dm::Store* local_store_ = nullptr;  // owned by backend_ (--fs_use_local)
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  dm::MpiSession mpi(&argc, &argv);
+  ClientFlags flags;
+  dm::FlagSet set(kTool, "Metadata benchmark client job: creates and lstats --n files per MPI rank.");
+  RegisterFlags(&set, &flags);
+  std::string error;
+  dm::FlagSet::Result r = set.Parse(argc, argv, &error);
+  if (r == dm::FlagSet::Result::kHelp) {
+    if (mpi.rank() == 0) std::printf("%s", set.Usage().c_str());
+    return 0;
+  }
+  dm::StoreOptions options;
+  if (r == dm::FlagSet::Result::kOk) error = Validate(flags);
+  if (r == dm::FlagSet::Result::kError || !error.empty() || !options.LoadFromEnvironment(&error)) {
+    if (mpi.rank() == 0) dm::PrintError(kTool, error);
+    return 2;
+  }
+  dm::JsonLinesFile json;
+  bool json_ok = mpi.rank() != 0 || json.Open(flags.json, &error);
+  if (!dm::AllRanksOk(json_ok, kTool, error, MPI_COMM_WORLD)) return 2;
+
+  nlohmann::json params = set.Values();
+  params["ranks"] = mpi.size();
+  params["mode"] = flags.fs_use_local ? "local" : flags.bk ? "bulk" : "rpc";
+  params["store"] = options.ToJson();
+  if (mpi.rank() == 0) PrintHeader(flags, options, mpi.size());
+
+  ClientJob job(mpi, flags, options, params);
+  if (!job.Prepare()) return 1;
+  uint64_t errors = 0;
+  if (flags.write_phases > 0) errors += job.RunPhase(true, 0, &json);
+  for (int i = 0; i < flags.read_phases; i++) errors += job.RunPhase(false, i, &json);
+  bool total_ok = flags.read_phases == 0 || !flags.verify_total || job.VerifyTotal();
+  if (mpi.rank() == 0 && errors > 0) {
+    dm::PrintError(kTool, std::to_string(errors) + " operations failed verification (see the errors lines above)");
+  }
+  return errors == 0 && total_ok ? 0 : 1;
+}

@@ -1,0 +1,177 @@
+// deltameta_server: the metadata server job (the seed guide's deltafs_bm_svr). Each MPI
+// rank serves one partition from its own store <db>/r<rank>; rank 0 also answers the info
+// endpoint that tells clients where every rank listens. Runs until SIGINT or SIGTERM, then
+// makes its store durable, closes it and exits 0.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <thread>
+
+#include <asio/signal_set.hpp>
+
+#include "deltameta/build_info.h"
+#include "deltameta/flags.h"
+#include "deltameta/metadata_service.h"
+#include "deltameta/mpi_util.h"
+#include "deltameta/rpc_server.h"
+#include "deltameta/store.h"
+
+namespace dm = deltameta;
+
+namespace {
+
+constexpr char kTool[] = "deltameta_server";
+constexpr int kAddressSlot = 64;
+
+struct ServerFlags {
+  std::string db;
+  bool use_existing_fs = false;
+  bool skip_fs_checks = false;
+  int64_t ports_per_rank = 1;
+  int64_t rpc_threads = 2;
+  std::string rpc_ip = "127.0.0.1";
+  int64_t info_port = 10086;
+  std::string ready_file;
+};
+
+void RegisterFlags(dm::FlagSet* f, ServerFlags* s) {
+  f->String("db", &s->db, "store root; rank r uses <db>/r<r> (required)");
+  f->Bool("use_existing_fs", &s->use_existing_fs,
+          "serve existing stores read-only (DeltaFS read phase) instead of creating new ones");
+  f->Bool("skip_fs_checks", &s->skip_fs_checks, "skip the existence check before each create");
+  f->Int("ports_per_rank", &s->ports_per_rank, 1, 16, "listening ports per rank (clients spread over them)");
+  f->Int("rpc_threads", &s->rpc_threads, 1, 64, "event-loop threads per rank");
+  f->String("rpc_ip", &s->rpc_ip, "address the ranks listen on (the info endpoint too)");
+  f->Int("info_port", &s->info_port, 0, 65535, "info endpoint port on rank 0 (0: any free port; see --ready_file)");
+  f->String("ready_file", &s->ready_file,
+            "when every rank listens, rank 0 writes the info URI to this file (removed at exit)");
+}
+
+// Atomically publishes `text` at `path`.
+bool WriteReadyFile(const std::string& path, const std::string& text, std::string* error) {
+  std::string tmp = path + ".tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "w");
+  if (f == nullptr || std::fputs(text.c_str(), f) < 0 || std::fclose(f) != 0 ||
+      std::rename(tmp.c_str(), path.c_str()) != 0) {
+    *error = "cannot write --ready_file " + path;
+    return false;
+  }
+  return true;
+}
+
+void PrintHeader(const ServerFlags& f, const dm::StoreOptions& o, int ranks) {
+  std::printf("%s", dm::HeaderPreamble().c_str());
+  std::printf("rpc ip:             %s\n", f.rpc_ip.c_str());
+  std::printf("rpc transport:      tcp\n");
+  std::printf("Num rpc threads:    %lld\n", static_cast<long long>(f.rpc_threads));
+  std::printf("Num ports per rank: %lld\n", static_cast<long long>(f.ports_per_rank));
+  std::printf("Num ranks:          %d\n", ranks);
+  std::printf("Fs use existing:    %d (readonly=%d)\n", f.use_existing_fs, f.use_existing_fs);
+  std::printf("Fs info port:       %lld\n", static_cast<long long>(f.info_port));
+  std::printf("Fs skip checks:     %d\n", f.skip_fs_checks);
+  std::printf("MAIN DB:\n%s", o.HeaderText().c_str());
+  std::printf("Use existing db:    %d\n", f.use_existing_fs);
+  std::printf("Db: %s/r<rank>\n", f.db.c_str());
+  std::printf("------------------------------------------------\n");
+  std::fflush(stdout);
+}
+
+int Serve(const dm::MpiSession& mpi, const ServerFlags& flags, const dm::StoreOptions& options) {
+  const std::string prefix = std::string(kTool) + "[r" + std::to_string(mpi.rank()) + "]";
+  std::string error;
+
+  const dm::StoreLayout layout{dm::StoreLayout::Kind::kPartition, static_cast<uint32_t>(mpi.rank()),
+                               static_cast<uint32_t>(mpi.size())};
+  const std::string path = flags.db + "/r" + std::to_string(mpi.rank());
+  auto store = dm::Store::Open(path, flags.use_existing_fs ? dm::Store::Mode::kReadOnly : dm::Store::Mode::kCreate,
+                               options, layout, &error);
+  if (store && (store->layout().kind != layout.kind || store->layout().count != layout.count ||
+                store->layout().index != layout.index)) {
+    error = path + " holds " + store->layout().Describe() + " but this server is rank " +
+            std::to_string(mpi.rank()) + " of " + std::to_string(mpi.size()) +
+            ": start as many server ranks as the store was written for";
+    store.reset();
+  }
+  if (!dm::AllRanksOk(store != nullptr, kTool, error, MPI_COMM_WORLD)) return 1;
+
+  asio::io_context io;
+  dm::MetadataService service(store.get(), layout.index, layout.count, !flags.skip_fs_checks);
+  dm::RpcServer rpc(io, &service, prefix);
+  asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](const asio::error_code&, int) { io.stop(); });
+
+  // Every rank listens, then all addresses are exchanged so any rank can answer info.
+  char mine[kAddressSlot * 16] = {0};
+  bool ok = true;
+  for (int p = 0; p < flags.ports_per_rank && ok; p++) {
+    uint16_t port = rpc.Listen(flags.rpc_ip, 0, &error);
+    ok = port != 0;
+    std::snprintf(mine + p * kAddressSlot, kAddressSlot, "%s:%u", flags.rpc_ip.c_str(), port);
+  }
+  uint16_t info_port = 0;
+  if (ok && mpi.rank() == 0) {
+    info_port = rpc.Listen(flags.rpc_ip, static_cast<uint16_t>(flags.info_port), &error);
+    ok = info_port != 0;
+    if (!ok) error += " (the info port: is another server running? pick another --info_port)";
+  }
+  if (!dm::AllRanksOk(ok, kTool, error, MPI_COMM_WORLD)) return 1;
+
+  const int slot_bytes = kAddressSlot * static_cast<int>(flags.ports_per_rank);
+  std::vector<char> all(static_cast<size_t>(slot_bytes) * mpi.size());
+  MPI_Request req;
+  MPI_Iallgather(mine, slot_bytes, MPI_CHAR, all.data(), slot_bytes, MPI_CHAR, MPI_COMM_WORLD, &req);
+  dm::QuietWait(&req);
+  dm::InfoReply info;
+  info.ports_per_rank = static_cast<uint32_t>(flags.ports_per_rank);
+  for (size_t i = 0; i < all.size(); i += kAddressSlot) info.addresses.emplace_back(&all[i]);
+  service.SetInfo(info);
+
+  std::vector<std::thread> threads;
+  for (int t = 0; t < flags.rpc_threads; t++) threads.emplace_back([&io] { io.run(); });
+
+  const std::string uri = "tcp://" + flags.rpc_ip + ":" + std::to_string(info_port);
+  if (mpi.rank() == 0) {
+    std::printf("Info endpoint:      %s\nRunning...\n", uri.c_str());
+    std::fflush(stdout);
+    if (!flags.ready_file.empty() && !WriteReadyFile(flags.ready_file, uri + "\n", &error)) {
+      dm::PrintError(kTool, error);
+      io.stop();
+    }
+  }
+  for (auto& t : threads) t.join();
+  rpc.StopAccepting();
+
+  rocksdb::Status s = store->Close();
+  if (!s.ok()) dm::PrintError(kTool, "cannot close store " + path + " cleanly: " + s.ToString());
+  if (mpi.rank() == 0) {
+    if (!flags.ready_file.empty()) std::remove(flags.ready_file.c_str());
+    std::printf("Bye\n");
+    std::fflush(stdout);
+  }
+  return s.ok() ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  dm::MpiSession mpi(&argc, &argv);
+  ServerFlags flags;
+  dm::FlagSet set(kTool, "Metadata server job: one partition per MPI rank, stopped by SIGINT/SIGTERM.");
+  RegisterFlags(&set, &flags);
+  std::string error;
+  dm::FlagSet::Result r = set.Parse(argc, argv, &error);
+  if (r == dm::FlagSet::Result::kHelp) {
+    if (mpi.rank() == 0) std::printf("%s", set.Usage().c_str());
+    return 0;
+  }
+  dm::StoreOptions options;
+  if (r == dm::FlagSet::Result::kOk && flags.db.empty()) error = "--db is required (the store root directory)";
+  if (r == dm::FlagSet::Result::kError || !error.empty() || !options.LoadFromEnvironment(&error)) {
+    if (mpi.rank() == 0) dm::PrintError(kTool, error);
+    return 2;
+  }
+  if (flags.use_existing_fs) options.disable_write_ahead_logging = true;
+  if (mpi.rank() == 0) PrintHeader(flags, options, mpi.size());
+  return Serve(mpi, flags, options);
+}
