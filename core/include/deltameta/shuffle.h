@@ -1,0 +1,39 @@
+// The parallel compactor's shuffle: every rank streams its entries to their owner ranks
+// over MPI in bounded rounds (at most `batch_bytes` per peer per round), packing the next
+// round while the current one is in flight. Waiting never spins (see mpi_util.h).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include <mpi.h>
+
+namespace deltameta {
+
+// A stream of entries, each with the rank that owns it.
+class EntrySource {
+ public:
+  virtual ~EntrySource() = default;
+  virtual bool Valid() const = 0;
+  virtual std::string_view key() const = 0;
+  virtual std::string_view value() const = 0;
+  virtual int owner() const = 0;
+  virtual void Next() = 0;
+};
+
+struct ShuffleStats {
+  uint64_t entries_sent = 0;
+  uint64_t entries_received = 0;
+  uint64_t bytes_sent = 0;
+  uint64_t rounds = 0;
+};
+
+// Collective over `comm`: drains `source` and calls `sink` for every entry any rank
+// routed to this one. Keys and values must be shorter than 64 KiB.
+void ShuffleEntries(MPI_Comm comm, size_t batch_bytes, EntrySource* source,
+                    const std::function<void(std::string_view key, std::string_view value)>& sink,
+                    ShuffleStats* stats);
+
+}  // namespace deltameta
