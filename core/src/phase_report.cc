@@ -43,10 +43,13 @@ JobPhase MergeRanks(const RankPhase& mine, MPI_Comm comm) {
   return job;
 }
 
+double MicrosPerOp(const JobPhase& job) {
+  return job.counters.ops > 0 ? job.rank_sum_s * 1e6 / static_cast<double>(job.counters.ops) : 0;
+}
+
 std::string ResultLine(const std::string& phase, const JobPhase& job) {
   const double ops = static_cast<double>(job.counters.ops);
-  const double per_rank_ops = job.ranks > 0 ? ops / job.ranks : 0;
-  const double micros = per_rank_ops > 0 ? job.rank_sum_s / job.ranks * 1e6 / per_rank_ops : 0;
+  const double micros = MicrosPerOp(job);
   const double mops = job.elapsed_s > 0 ? ops / job.elapsed_s / 1e6 : 0;
   char buf[256];
   std::snprintf(buf, sizeof(buf), "==%-10s: %9.3f micros/op, %9.3f Mop/s, %15.3f s, %15llu ops", phase.c_str(),
@@ -81,6 +84,7 @@ nlohmann::json PhaseJson(const std::string& tool, const std::string& phase, cons
         {"failed", job.counters.failed}}},
       {"elapsed_s", job.elapsed_s},
       {"throughput_mops", job.elapsed_s > 0 ? ops / job.elapsed_s / 1e6 : 0.0},
+      {"micros_per_op", MicrosPerOp(job)},
       {"latency_us", latency},
       {"balance", {{"rank_min_s", job.rank_min_s}, {"rank_max_s", job.elapsed_s}}},
       {"cpu_s", {{"clients", job.client_cpu_s}, {"servers", job.server_cpu_s}}},

@@ -45,6 +45,9 @@ struct JobPhase {
 // Collective over `comm`.
 JobPhase MergeRanks(const RankPhase& mine, MPI_Comm comm);
 
+// Mean time per operation seen by one rank: the sum of the ranks' times over all ops.
+double MicrosPerOp(const JobPhase& job);
+
 // "==insert    :    49.499 micros/op,     0.081 Mop/s,           9.928 s,          800000 ops"
 // micros/op is the mean time per operation seen by one rank; Mop/s is job-wide.
 std::string ResultLine(const std::string& phase, const JobPhase& job);
