@@ -103,13 +103,12 @@ std::unique_ptr<RpcClient> RpcClient::Connect(const std::string& address, std::c
 
 RpcClient::~RpcClient() { close(fd_); }
 
-bool RpcClient::ReadFully(char* dst, size_t n, std::string* error) {
-  while (n > 0) {
-    ssize_t got = recv(fd_, dst, n, 0);
-    if (got > 0) {
-      dst += got;
-      n -= static_cast<size_t>(got);
-    } else if (got == 0) {
+bool RpcClient::ReceiveAtLeast(size_t want, size_t* got, std::string* error) {
+  while (*got < want) {
+    ssize_t n = recv(fd_, &buffer_[*got], buffer_.size() - *got, 0);
+    if (n > 0) {
+      *got += static_cast<size_t>(n);
+    } else if (n == 0) {
       *error = "server " + address_ + " closed the connection";
       return false;
     } else if (errno != EINTR) {
@@ -135,21 +134,24 @@ bool RpcClient::Call(const std::string& request, MsgType reply_type, std::string
     p += sent;
     left -= static_cast<size_t>(sent);
   }
-  char head[kFrameHeaderBytes];
-  if (!ReadFully(head, sizeof(head), error)) return false;
+  // Usually the whole reply arrives in the first receive.
+  if (buffer_.size() < kReplyBuffer) buffer_.resize(kReplyBuffer);
+  size_t got = 0;
+  if (!ReceiveAtLeast(kFrameHeaderBytes, &got, error)) return false;
   FrameHeader h;
-  HeaderError he = ParseFrameHeader(head, &h);
+  HeaderError he = ParseFrameHeader(buffer_.data(), &h);
   if (he != HeaderError::kNone) {
     *error = "bad reply from server " + address_ + ": " + HeaderErrorName(he);
     return false;
   }
-  if (h.type != reply_type || h.seq != LoadLE<uint32_t>(request.data() + 8)) {
-    *error = "bad reply from server " + address_ + ": unexpected message type or sequence number";
+  const size_t frame = kFrameHeaderBytes + h.body_bytes;
+  if (h.type != reply_type || h.seq != LoadLE<uint32_t>(request.data() + 8) || got > frame) {
+    *error = "bad reply from server " + address_ + ": unexpected message type, sequence number or length";
     return false;
   }
-  buffer_.resize(h.body_bytes);
-  if (!ReadFully(&buffer_[0], h.body_bytes, error)) return false;
-  *body = std::string_view(buffer_.data(), buffer_.size());
+  if (buffer_.size() < frame) buffer_.resize(frame);
+  if (!ReceiveAtLeast(frame, &got, error)) return false;
+  *body = std::string_view(buffer_.data() + kFrameHeaderBytes, h.body_bytes);
   return true;
 }
 

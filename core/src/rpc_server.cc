@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include <asio/post.hpp>
+#include <asio/steady_timer.hpp>
 #include <asio/write.hpp>
 
 namespace deltameta {
@@ -86,8 +86,22 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
 }  // namespace
 
-RpcServer::RpcServer(asio::io_context& io, FrameHandler* handler, std::string log_prefix)
-    : io_(io), handler_(handler), log_prefix_(std::move(log_prefix)) {}
+RpcServer::RpcServer(int threads, FrameHandler* handler, std::string log_prefix)
+    : handler_(handler), log_prefix_(std::move(log_prefix)) {
+  for (int i = 0; i < threads; i++) {
+    loops_.push_back(std::make_unique<asio::io_context>(1));
+    guards_.push_back(asio::make_work_guard(*loops_.back()));
+  }
+  signals_ = std::make_unique<asio::signal_set>(*loops_[0], SIGINT, SIGTERM);
+  signals_->async_wait([this](const asio::error_code& ec, int) {
+    if (!ec) Stop();
+  });
+}
+
+RpcServer::~RpcServer() {
+  Stop();
+  Wait();
+}
 
 uint16_t RpcServer::Listen(const std::string& ip, uint16_t port, std::string* error) {
   asio::error_code ec;
@@ -96,7 +110,7 @@ uint16_t RpcServer::Listen(const std::string& ip, uint16_t port, std::string* er
     *error = "malformed listen address '" + ip + "': " + ec.message();
     return 0;
   }
-  auto acceptor = std::make_unique<asio::ip::tcp::acceptor>(io_);
+  auto acceptor = std::make_unique<asio::ip::tcp::acceptor>(*loops_[0]);
   asio::ip::tcp::endpoint ep(address, port);
   acceptor->open(ep.protocol(), ec);
   if (!ec) acceptor->set_option(asio::ip::tcp::acceptor::reuse_address(true), ec);
@@ -113,20 +127,35 @@ uint16_t RpcServer::Listen(const std::string& ip, uint16_t port, std::string* er
 }
 
 void RpcServer::Accept(asio::ip::tcp::acceptor* acceptor) {
-  acceptor->async_accept([this, acceptor](const asio::error_code& ec, asio::ip::tcp::socket socket) {
+  asio::io_context& loop = *loops_[next_loop_++ % loops_.size()];
+  acceptor->async_accept(loop, [this, acceptor](const asio::error_code& ec, asio::ip::tcp::socket socket) {
     if (ec == asio::error::operation_aborted) return;
-    if (!ec) std::make_shared<Connection>(std::move(socket), handler_, log_prefix_)->ReadMore();
-    Accept(acceptor);
+    if (!ec) {
+      std::make_shared<Connection>(std::move(socket), handler_, log_prefix_)->ReadMore();
+      Accept(acceptor);
+      return;
+    }
+    // Out of descriptors or similar: say so, and retry shortly instead of spinning.
+    std::fprintf(stderr, "%s: accept failed: %s\n", log_prefix_.c_str(), ec.message().c_str());
+    auto timer = std::make_shared<asio::steady_timer>(acceptor->get_executor(), std::chrono::milliseconds(100));
+    timer->async_wait([this, acceptor, timer](const asio::error_code& tec) {
+      if (!tec) Accept(acceptor);
+    });
   });
 }
 
-void RpcServer::StopAccepting() {
-  asio::post(io_, [this] {
-    for (auto& a : acceptors_) {
-      asio::error_code ignored;
-      a->close(ignored);
-    }
-  });
+void RpcServer::Start() {
+  for (auto& loop : loops_) threads_.emplace_back([&loop] { loop->run(); });
+}
+
+void RpcServer::Stop() {
+  for (auto& g : guards_) g.reset();
+  for (auto& loop : loops_) loop->stop();
+}
+
+void RpcServer::Wait() {
+  for (auto& t : threads_) t.join();
+  threads_.clear();
 }
 
 }  // namespace deltameta

@@ -6,9 +6,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <thread>
-
-#include <asio/signal_set.hpp>
 
 #include "deltameta/build_info.h"
 #include "deltameta/flags.h"
@@ -95,11 +92,8 @@ int Serve(const dm::MpiSession& mpi, const ServerFlags& flags, const dm::StoreOp
   }
   if (!dm::AllRanksOk(store != nullptr, kTool, error, MPI_COMM_WORLD)) return 1;
 
-  asio::io_context io;
   dm::MetadataService service(store.get(), layout.index, layout.count, !flags.skip_fs_checks);
-  dm::RpcServer rpc(io, &service, prefix);
-  asio::signal_set signals(io, SIGINT, SIGTERM);
-  signals.async_wait([&](const asio::error_code&, int) { io.stop(); });
+  dm::RpcServer rpc(static_cast<int>(flags.rpc_threads), &service, prefix);
 
   // Every rank listens, then all addresses are exchanged so any rank can answer info.
   char mine[kAddressSlot * 16] = {0};
@@ -127,8 +121,7 @@ int Serve(const dm::MpiSession& mpi, const ServerFlags& flags, const dm::StoreOp
   for (size_t i = 0; i < all.size(); i += kAddressSlot) info.addresses.emplace_back(&all[i]);
   service.SetInfo(info);
 
-  std::vector<std::thread> threads;
-  for (int t = 0; t < flags.rpc_threads; t++) threads.emplace_back([&io] { io.run(); });
+  rpc.Start();
 
   const std::string uri = "tcp://" + flags.rpc_ip + ":" + std::to_string(info_port);
   if (mpi.rank() == 0) {
@@ -136,11 +129,10 @@ int Serve(const dm::MpiSession& mpi, const ServerFlags& flags, const dm::StoreOp
     std::fflush(stdout);
     if (!flags.ready_file.empty() && !WriteReadyFile(flags.ready_file, uri + "\n", &error)) {
       dm::PrintError(kTool, error);
-      io.stop();
+      rpc.Stop();
     }
   }
-  for (auto& t : threads) t.join();
-  rpc.StopAccepting();
+  rpc.Wait();
 
   rocksdb::Status s = store->Close();
   if (!s.ok()) dm::PrintError(kTool, "cannot close store " + path + " cleanly: " + s.ToString());

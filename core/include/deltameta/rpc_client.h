@@ -33,7 +33,9 @@ class RpcClient {
  private:
   RpcClient(int fd, std::string address, std::chrono::milliseconds timeout)
       : fd_(fd), address_(std::move(address)), timeout_(timeout) {}
-  bool ReadFully(char* dst, size_t n, std::string* error);
+  static constexpr size_t kReplyBuffer = 4096;
+  // Receives into buffer_ (already holding *got bytes) until it holds at least `want`.
+  bool ReceiveAtLeast(size_t want, size_t* got, std::string* error);
 
   int fd_;
   std::string address_;

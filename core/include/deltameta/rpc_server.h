@@ -1,15 +1,19 @@
-// An event-loop RPC server (Asio): accepts connections on one or more ports, reads
-// frames, hands each valid request to a FrameHandler on the loop thread, writes replies.
-// A connection that sends a malformed frame is dropped with one log line; the others go on.
+// An event-loop RPC server (Asio): accepts connections on one or more ports and serves
+// them on `threads` loops, each loop a thread of its own with its own connections (no
+// hand-off between threads per request). Every valid request frame goes to a FrameHandler;
+// a connection that sends a malformed frame is dropped with one log line, the others go on.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
+#include <asio/executor_work_guard.hpp>
 #include <asio/io_context.hpp>
 #include <asio/ip/tcp.hpp>
+#include <asio/signal_set.hpp>
 
 #include "deltameta/wire.h"
 
@@ -26,21 +30,31 @@ class FrameHandler {
 class RpcServer {
  public:
   // `log_prefix` starts every log line, e.g. "deltameta_server[r1]".
-  RpcServer(asio::io_context& io, FrameHandler* handler, std::string log_prefix);
+  RpcServer(int threads, FrameHandler* handler, std::string log_prefix);
+  ~RpcServer();
 
-  // Starts accepting on ip:port (port 0: any free port). Returns the bound port, or 0
-  // with *error naming the address.
+  // Starts accepting on ip:port (port 0: any free port) once Start() runs. Returns the
+  // bound port, or 0 with *error naming the address.
   uint16_t Listen(const std::string& ip, uint16_t port, std::string* error);
-  // Stops accepting; connections end when the io_context stops.
-  void StopAccepting();
+  // Starts the loop threads. They serve until SIGINT, SIGTERM or Stop().
+  void Start();
+  // Thread-safe; also safe before Start().
+  void Stop();
+  // Returns once every loop thread has ended.
+  void Wait();
 
  private:
+  using WorkGuard = asio::executor_work_guard<asio::io_context::executor_type>;
   void Accept(asio::ip::tcp::acceptor* acceptor);
 
-  asio::io_context& io_;
   FrameHandler* handler_;
   std::string log_prefix_;
+  std::vector<std::unique_ptr<asio::io_context>> loops_;
+  std::vector<WorkGuard> guards_;
+  std::unique_ptr<asio::signal_set> signals_;
   std::vector<std::unique_ptr<asio::ip::tcp::acceptor>> acceptors_;
+  std::vector<std::thread> threads_;
+  size_t next_loop_ = 0;
 };
 
 }  // namespace deltameta
