@@ -1,0 +1,112 @@
+"""Runs deltameta jobs under MPI: one-shot jobs (client, compactor) and server jobs that are
+started, awaited until ready through their --ready_file, and always stopped, also when the
+caller fails or is killed. Used by the seed-run benchmark and by the Snakemake workflow."""
+import ctypes
+import json
+import os
+import signal
+import subprocess
+import time
+
+PR_SET_PDEATHSIG = 1
+
+
+class JobError(RuntimeError):
+    """A job failed: its message names the job and how."""
+
+
+def _die_with_parent():
+    # The server job gets SIGTERM if the process that started it dies, even by SIGKILL.
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+class Launcher:
+    """Builds MPI command lines for the deltameta tools."""
+
+    def __init__(self, bin_dir, mpiexec="mpiexec", hostfile=None, extra_args=()):
+        self.bin_dir, self.mpiexec = bin_dir, mpiexec
+        self.hostfile, self.extra_args = hostfile, list(extra_args)
+
+    def tool(self, name):
+        return os.path.join(self.bin_dir, "deltameta_" + name)
+
+    def command(self, ranks, env, tool, flags):
+        cmd = [self.mpiexec, "-n", str(ranks)]
+        if self.hostfile:
+            cmd += ["-f", self.hostfile]
+        cmd += self.extra_args
+        for key, value in sorted(env.items()):
+            cmd += ["-env", key, str(value)]
+        return cmd + [self.tool(tool)] + [f"--{k}={v}" for k, v in flags.items()]
+
+
+def read_json_lines(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def run_job(launcher, label, ranks, env, tool, flags, json_path, log, timeout):
+    """Runs one job to completion, its output appended to `log`; returns its JSON documents."""
+    cmd = launcher.command(ranks, env, tool, dict(flags, json=json_path))
+    log.write("$ " + " ".join(cmd) + "\n")
+    log.flush()
+    try:
+        res = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise JobError(f"{label}: did not finish within {timeout} s")
+    if res.returncode != 0:
+        raise JobError(f"{label}: {tool} exited with code {res.returncode} (see {log.name})")
+    return read_json_lines(json_path)
+
+
+class ServerJob:
+    """Context manager: a running server job; `uri` is its info endpoint."""
+
+    def __init__(self, launcher, ranks, env, flags, ready_file, log, ready_timeout=120):
+        self.launcher, self.ranks, self.env, self.flags = launcher, ranks, env, flags
+        self.ready_file, self.log, self.ready_timeout = ready_file, log, ready_timeout
+        self.proc, self.uri = None, None
+
+    def __enter__(self):
+        if os.path.exists(self.ready_file):
+            os.remove(self.ready_file)
+        flags = dict(self.flags, info_port=0, ready_file=self.ready_file)
+        cmd = self.launcher.command(self.ranks, self.env, "server", flags)
+        self.log.write("$ " + " ".join(cmd) + "\n")
+        self.log.flush()
+        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+        deadline = time.monotonic() + self.ready_timeout
+        while not os.path.exists(self.ready_file):
+            if self.proc.poll() is not None:
+                raise JobError(f"servers exited with code {self.proc.returncode} before becoming ready "
+                               f"(see {self.log.name})")
+            if time.monotonic() > deadline:
+                self._kill()
+                raise JobError(f"servers not ready within {self.ready_timeout} s (see {self.log.name})")
+            time.sleep(0.05)
+        with open(self.ready_file) as f:
+            self.uri = f.read().strip()
+        return self
+
+    def _kill(self):
+        self.proc.kill()
+        self.proc.wait()
+
+    def __exit__(self, exc_type, exc, tb):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                self._kill()
+                raise JobError("servers did not stop within 120 s of SIGTERM")
+        if exc_type is None and self.proc.returncode != 0:
+            raise JobError(f"servers exited with code {self.proc.returncode} (see {self.log.name})")
+        return False
+
+
+def stop_on_signals():
+    """Turns SIGTERM into an exception so that `with ServerJob(...)` blocks stop their servers."""
+    def handler(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+    signal.signal(signal.SIGTERM, handler)
