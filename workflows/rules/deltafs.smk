@@ -1,0 +1,75 @@
+# Run 3, DeltaFS, as three rules: the client job writes per-rank stores (no servers); the
+# parallel compactor shuffles them into one store per reader; read-only servers on the
+# compacted stores answer the client job's lstats. Stores are kept, so that a change of
+# the reader count reruns only the compaction and read phases.
+
+DELTAFS_RUN = "results/runs/deltafs/{backend}/c{ranks}-n{n}/rep{rep}"
+
+
+rule deltafs_write:
+    input:
+        tools="results/core/tools.json",
+    output:
+        result=DELTAFS_RUN + "/write.jsonl",
+        origin=directory(DELTAFS_RUN + "/origin"),
+    params:
+        bin=tools_bin,
+        work=lambda wc, output: os.path.dirname(output.result),
+        store_settings=config["store_settings"],
+    threads: workflow.cores  # a measurement owns the machine: runs never overlap
+    log:
+        DELTAFS_RUN.replace("results/runs", "results/logs") + "/write.log",
+    message:
+        "Run 3 DeltaFS write: {wildcards.ranks} client ranks x {wildcards.n} files into their own stores, "
+        "repetition {wildcards.rep}"
+    shell:
+        runs_command("deltafs-write")
+        + " --ranks {wildcards.ranks} --n {wildcards.n} --origin {output.origin}"
+        " --work {params.work} --out {output.result} --log {log}"
+
+
+rule deltafs_compact:
+    input:
+        tools="results/core/tools.json",
+        written=DELTAFS_RUN + "/write.jsonl",
+        origin=DELTAFS_RUN + "/origin",
+    output:
+        result=DELTAFS_RUN + "/r{readers}/compact.jsonl",
+        compacted=directory(DELTAFS_RUN + "/r{readers}/compacted"),
+    params:
+        bin=tools_bin,
+        work=lambda wc, output: os.path.dirname(output.result),
+        store_settings=config["store_settings"],
+    threads: workflow.cores  # a measurement owns the machine: runs never overlap
+    log:
+        DELTAFS_RUN.replace("results/runs", "results/logs") + "/r{readers}/compact.log",
+    message:
+        "Run 3 DeltaFS parallel compaction: {wildcards.readers} ranks over the stores of "
+        "{wildcards.ranks} x {wildcards.n} files, repetition {wildcards.rep}"
+    shell:
+        runs_command("deltafs-compact")
+        + " --servers {wildcards.readers} --origin {input.origin} --compacted {output.compacted}"
+        " --work {params.work} --out {output.result} --log {log}"
+
+
+rule deltafs_read:
+    input:
+        tools="results/core/tools.json",
+        compact=DELTAFS_RUN + "/r{readers}/compact.jsonl",
+        compacted=DELTAFS_RUN + "/r{readers}/compacted",
+    output:
+        result=DELTAFS_RUN + "/r{readers}/read.jsonl",
+    params:
+        bin=tools_bin,
+        work=lambda wc, output: os.path.dirname(output.result),
+        store_settings=config["store_settings"],
+    threads: workflow.cores  # a measurement owns the machine: runs never overlap
+    log:
+        DELTAFS_RUN.replace("results/runs", "results/logs") + "/r{readers}/read.log",
+    message:
+        "Run 3 DeltaFS read: {wildcards.ranks} client ranks lstat {wildcards.n} files each from "
+        "{wildcards.readers} read-only servers, repetition {wildcards.rep}"
+    shell:
+        runs_command("deltafs-read")
+        + " --ranks {wildcards.ranks} --servers {wildcards.readers} --n {wildcards.n}"
+        " --compacted {input.compacted} --work {params.work} --out {output.result} --log {log}"

@@ -1,0 +1,26 @@
+"""Snakemake script of rule aggregate: one row per system x phase x scale x repetition in
+results/summary.csv (columns in run_results.COLUMNS, documented in config/README.md)."""
+import csv
+import sys
+
+from run_results import COLUMNS, rows
+
+ORDER = {"indexfs": 0, "indexfs-bulk": 1, "deltafs": 2}
+PHASES = {"insert": 0, "compaction": 1, "lstat": 2}
+
+
+def main(sm):
+    try:
+        table = list(rows(sm.input.runs))
+    except (OSError, ValueError) as e:
+        sys.exit(f"aggregate: {e}")
+    table.sort(key=lambda r: (ORDER[r["system"]], PHASES[r["phase"]], r["client_ranks"], r["repetition"]))
+    with open(sm.output[0], "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS)
+        w.writeheader()
+        w.writerows(table)
+    with open(sm.log[0], "w") as log:
+        log.write(f"{len(table)} rows\n")
+
+
+main(snakemake)  # noqa: F821 (provided by Snakemake)

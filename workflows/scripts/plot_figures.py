@@ -1,0 +1,153 @@
+"""Snakemake script of rule figures: the paper's figures from results/summary.csv, each as
+PDF and PNG, in one style: throughput vs client ranks (insert, lstat, compaction),
+end-to-end job time, latency quantiles and CPU seconds per million operations."""
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from summary_stats import LABELS, SYSTEMS, load, mean_std, ranks_of, select  # noqa: E402
+
+COLORS = {"indexfs": "#1b6ca8", "indexfs-bulk": "#e08a1e", "deltafs": "#2a9d4b"}
+MARKERS = {"indexfs": "o", "indexfs-bulk": "s", "deltafs": "^"}
+PHASE_LABELS = {"insert": "insert", "compaction": "compaction", "lstat": "lstat"}
+SHORT = {"indexfs": "IndexFS", "indexfs-bulk": "IndexFS+bulk", "deltafs": "DeltaFS"}
+QUANTS = ["min", "q1", "median", "q3", "q90", "q99", "max"]
+
+plt.rcParams.update({"font.size": 10, "axes.grid": True, "grid.alpha": 0.3, "figure.dpi": 100,
+                     "savefig.bbox": "tight", "axes.spines.top": False, "axes.spines.right": False})
+
+
+def systems_in(rows):
+    return [s for s in SYSTEMS if select(rows, system=s)]
+
+
+def save(fig, name, out):
+    fig.savefig(out[f"{name}_pdf"])
+    fig.savefig(out[f"{name}_png"], dpi=150)
+    plt.close(fig)
+
+
+def no_data(ax, what):
+    ax.text(0.5, 0.5, f"no {what} in these results", ha="center", va="center", transform=ax.transAxes)
+
+
+def throughput_vs_ranks(rows, phase, title, out, name):
+    fig, ax = plt.subplots(figsize=(5.5, 3.8))
+    drawn = False
+    for s in systems_in(rows):
+        pts = select(rows, system=s, phase=phase)
+        xs = ranks_of(pts)
+        if not xs:
+            continue
+        stats = [mean_std(r["throughput_mops"] for r in select(pts, client_ranks=x)) for x in xs]
+        ax.errorbar(xs, [m for m, _ in stats], yerr=[sd for _, sd in stats], label=LABELS[s], color=COLORS[s],
+                    marker=MARKERS[s], capsize=3)
+        drawn = True
+    if drawn:
+        ax.set_yscale("log")
+        ax.legend()
+    else:
+        no_data(ax, f"{phase} phases")
+    ax.set_xticks(ranks_of(rows))
+    ax.set_xlabel("client ranks")
+    ax.set_ylabel(f"{PHASE_LABELS[phase]} throughput (Mop/s)")
+    ax.set_title(title)
+    save(fig, name, out)
+
+
+def end_to_end(rows, out):
+    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    systems, ranks = systems_in(rows), ranks_of(rows)
+    width = 0.8 / max(1, len(systems))
+    hatches = {"insert": "", "compaction": "//", "lstat": ".."}
+    for i, s in enumerate(systems):
+        for j, x in enumerate(ranks):
+            bottom, totals = 0.0, []
+            reps = sorted({r["repetition"] for r in select(rows, system=s, client_ranks=x)})
+            for rep in reps:
+                totals.append(sum(r["elapsed_s"] for r in select(rows, system=s, client_ranks=x, repetition=rep)))
+            for phase in ("insert", "compaction", "lstat"):
+                m, _ = mean_std(r["elapsed_s"] for r in select(rows, system=s, client_ranks=x, phase=phase))
+                if m != m:  # phase absent for this system
+                    continue
+                ax.bar(j + i * width, m, width, bottom=bottom, color=COLORS[s], hatch=hatches[phase],
+                       edgecolor="white", label=f"{LABELS[s]}: {phase}" if j == 0 else None)
+                bottom += m
+            tm, tsd = mean_std(totals)
+            ax.errorbar(j + i * width, tm, yerr=tsd, color="black", capsize=3)
+    ax.set_xticks([j + width * (len(systems) - 1) / 2 for j in range(len(ranks))], [str(x) for x in ranks])
+    ax.set_xlabel("client ranks")
+    ax.set_ylabel("job time (s)")
+    ax.set_title("End-to-end time: write (+ compaction) + read")
+    ax.legend(fontsize=7, ncol=2)
+    save(fig, "end_to_end_time", out)
+
+
+def at_largest_scale(rows):
+    top = max(ranks_of(rows)) if rows else 0
+    return select(rows, client_ranks=top), top
+
+
+def latency(rows, out):
+    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    top_rows, top = at_largest_scale(rows)
+    styles = {"insert": "-", "lstat": "--"}
+    for s in systems_in(top_rows):
+        for phase in ("insert", "lstat"):
+            pts = select(top_rows, system=s, phase=phase)
+            if not pts:
+                continue
+            stats = [mean_std(r[f"lat_{q}_us"] for r in pts) for q in QUANTS]
+            ax.errorbar(range(len(QUANTS)), [m for m, _ in stats], yerr=[sd for _, sd in stats],
+                        color=COLORS[s], linestyle=styles[phase], marker=MARKERS[s], capsize=2,
+                        label=f"{LABELS[s]} {phase}")
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(QUANTS)), QUANTS)
+    ax.set_xlabel("quantile")
+    ax.set_ylabel("latency per operation (µs)")
+    ax.set_title(f"Latency quantiles at {top} client ranks")
+    if top_rows:
+        ax.legend(fontsize=7)
+    save(fig, "latency_quantiles", out)
+
+
+def cpu(rows, out):
+    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    top_rows, top = at_largest_scale(rows)
+    labels, x = [], 0
+    for s in systems_in(top_rows):
+        for phase in ("insert", "compaction", "lstat"):
+            pts = select(top_rows, system=s, phase=phase)
+            if not pts:
+                continue
+            cl, cl_sd = mean_std(r["cpu_clients_s"] / r["ops"] * 1e6 for r in pts)
+            sv, sv_sd = mean_std(r["cpu_servers_s"] / r["ops"] * 1e6 for r in pts)
+            ax.bar(x, cl, color=COLORS[s], label="job ranks" if x == 0 else None)
+            ax.bar(x, sv, bottom=cl, color=COLORS[s], alpha=0.45, hatch="//", edgecolor="white",
+                   label="servers" if x == 0 else None)
+            ax.errorbar(x, cl + sv, yerr=(cl_sd ** 2 + sv_sd ** 2) ** 0.5, color="black", capsize=3)
+            labels.append(f"{SHORT[s]}\n{phase}")
+            x += 1
+    ax.set_xticks(range(len(labels)), labels, fontsize=8)
+    ax.set_ylabel("CPU seconds per million operations")
+    ax.set_title(f"Resource usage at {top} client ranks")
+    if labels:
+        ax.legend(fontsize=8)
+    save(fig, "cpu_per_mop", out)
+
+
+def main(sm):
+    rows = load(sm.input[0])
+    out = dict(sm.output.items())
+    throughput_vs_ranks(rows, "insert", "Insert throughput", out, "insert_throughput")
+    throughput_vs_ranks(rows, "lstat", "Lstat throughput", out, "lstat_throughput")
+    throughput_vs_ranks(rows, "compaction", "DeltaFS parallel compaction", out, "compaction_throughput")
+    end_to_end(rows, out)
+    latency(rows, out)
+    cpu(rows, out)
+    with open(sm.log[0], "w") as log:
+        log.write(f"{len(rows)} rows plotted\n")
+
+
+main(snakemake)  # noqa: F821 (provided by Snakemake)
