@@ -8,7 +8,8 @@ namespace deltameta {
 namespace {
 
 bool ParseInt(const std::string& s, int64_t* out) {
-  if (s.empty()) return false;
+  // Digits with an optional minus sign: no spaces, no '+', no hex.
+  if (s.empty() || s.find_first_not_of("-0123456789") != std::string::npos) return false;
   errno = 0;
   char* end = nullptr;
   long long v = std::strtoll(s.c_str(), &end, 10);

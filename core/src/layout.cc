@@ -1,6 +1,7 @@
 // Store layout marker: see layout.h. Format: "deltameta-store 1 <kind> <index> <count>\n".
 #include "deltameta/layout.h"
 
+#include <cstdint>
 #include <sstream>
 
 #include <rocksdb/env.h>
@@ -33,9 +34,11 @@ bool ReadLayout(const std::string& dir, StoreLayout* layout, std::string* error)
   std::string magic, kind;
   int version = 0;
   long long index = -1, count = -1;
+  std::string rest;
   in >> magic >> version >> kind >> index >> count;
-  if (!in || magic != "deltameta-store" || version != 1 || (kind != "partition" && kind != "origin") ||
-      count < 1 || index < 0 || index >= count) {
+  const bool complete = static_cast<bool>(in) && !(in >> rest);
+  if (!complete || magic != "deltameta-store" || version != 1 || (kind != "partition" && kind != "origin") ||
+      count < 1 || count > UINT32_MAX || index < 0 || index >= count) {
     *error = path + " is malformed: expected 'deltameta-store 1 <partition|origin> <index> <count>'";
     return false;
   }

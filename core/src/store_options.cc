@@ -46,6 +46,7 @@ const std::vector<Setting>& Settings() {
 }  // namespace
 
 bool StoreOptions::LoadFromEnvironment(std::string* error) {
+  StoreOptions loaded = *this;  // applied only if every variable is valid
   for (char** e = environ; *e != nullptr; e++) {
     if (std::strncmp(*e, kPrefix, sizeof(kPrefix) - 1) != 0) continue;
     std::string entry(*e + sizeof(kPrefix) - 1);
@@ -62,18 +63,20 @@ bool StoreOptions::LoadFromEnvironment(std::string* error) {
     }
     char* end = nullptr;
     long long v = std::strtoll(text.c_str(), &end, 10);
-    if (text.empty() || *end != '\0' || v < s->min || v > s->max) {
+    const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits || *end != '\0' || v < s->min || v > s->max) {
       *error = std::string(kPrefix) + name + " expects an integer in [" + std::to_string(s->min) + ", " +
                std::to_string(s->max) + "], got '" + text + "'";
       return false;
     }
-    if (s->int_field) this->*(s->int_field) = v;
-    if (s->bool_field) this->*(s->bool_field) = v != 0;
+    if (s->int_field) loaded.*(s->int_field) = v;
+    if (s->bool_field) loaded.*(s->bool_field) = v != 0;
   }
-  if (l0_hard_limit < l0_soft_limit) {
+  if (loaded.l0_hard_limit < loaded.l0_soft_limit) {
     *error = "DELTAFS_Db_l0_hard_limit must be >= DELTAFS_Db_l0_soft_limit";
     return false;
   }
+  *this = loaded;
   return true;
 }
 

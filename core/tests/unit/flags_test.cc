@@ -1,0 +1,122 @@
+// Tests flags.h: --name=value parsing, --help, error messages naming the flag, and Values().
+#include "deltameta/flags.h"
+
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace deltameta {
+namespace {
+
+// One flag of each kind; every Parse uses a freshly registered FlagSet over the same values.
+class FlagsTest : public ::testing::Test {
+ protected:
+  FlagsTest() { Register(); }
+
+  void Register() {
+    flags_ = std::make_unique<FlagSet>("deltameta_test", "A test tool.");
+    flags_->Int("num", &num_, -5, 100, "an int");
+    flags_->Bool("on", &on_, "a bool");
+    flags_->String("dir", &dir_, "a string");
+    flags_->Compat("old", "accepted and ignored");
+  }
+
+  FlagSet::Result Parse(std::initializer_list<const char*> args) {
+    Register();
+    std::vector<std::string> storage = {"deltameta_test"};
+    storage.insert(storage.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& s : storage) argv.push_back(s.data());
+    error_.clear();
+    return flags_->Parse(static_cast<int>(argv.size()), argv.data(), &error_);
+  }
+
+  // Parses the arguments, expects an error, and returns its message.
+  std::string ErrorOf(std::initializer_list<const char*> args) {
+    EXPECT_EQ(Parse(args), FlagSet::Result::kError);
+    EXPECT_FALSE(error_.empty());
+    return error_;
+  }
+
+  std::unique_ptr<FlagSet> flags_;
+  int64_t num_ = 7;
+  bool on_ = false;
+  std::string dir_ = "/tmp/default";
+  std::string error_;
+};
+
+TEST_F(FlagsTest, ParsesEveryKind) {
+  ASSERT_EQ(Parse({"--num=-5", "--on=true", "--dir=/a=b", "--old=x"}), FlagSet::Result::kOk) << error_;
+  EXPECT_EQ(num_, -5);
+  EXPECT_TRUE(on_);
+  EXPECT_EQ(dir_, "/a=b");
+}
+
+TEST_F(FlagsTest, KeepsDefaultsOfFlagsNotGiven) {
+  ASSERT_EQ(Parse({"--num=100"}), FlagSet::Result::kOk) << error_;
+  EXPECT_EQ(num_, 100);
+  EXPECT_FALSE(on_);
+  EXPECT_EQ(dir_, "/tmp/default");
+}
+
+TEST_F(FlagsTest, BoolSpellings) {
+  const std::pair<const char*, bool> spellings[] = {{"--on=1", true}, {"--on=true", true}, {"--on=0", false},
+                                                     {"--on=false", false}};
+  for (const auto& [arg, want] : spellings) {
+    on_ = !want;
+    ASSERT_EQ(Parse({arg}), FlagSet::Result::kOk) << arg << ": " << error_;
+    EXPECT_EQ(on_, want) << arg;
+  }
+}
+
+TEST_F(FlagsTest, Help) {
+  std::string usage = flags_->Usage();
+  for (const char* text : {"deltameta_test", "A test tool.", "--num=7", "--on=0", "--dir=/tmp/default", "--old"}) {
+    EXPECT_NE(usage.find(text), std::string::npos) << text;
+  }
+  EXPECT_EQ(Parse({"--help"}), FlagSet::Result::kHelp);
+  EXPECT_EQ(Parse({"--num=1", "-h"}), FlagSet::Result::kHelp);
+}
+
+TEST_F(FlagsTest, UnknownFlag) {
+  EXPECT_NE(ErrorOf({"--nmu=1"}).find("--nmu"), std::string::npos);
+}
+
+TEST_F(FlagsTest, MalformedArguments) {
+  for (const char* arg : {"--num", "num=1", "-num=1", "--=1", "num"}) {
+    EXPECT_NE(ErrorOf({arg}).find(arg), std::string::npos) << arg;
+  }
+}
+
+TEST_F(FlagsTest, BadIntValues) {
+  for (const char* arg : {"--num=101", "--num=-6", "--num=abc", "--num=12x", "--num=", "--num=1.5",
+                          "--num=99999999999999999999"}) {
+    std::string error = ErrorOf({arg});
+    EXPECT_NE(error.find("--num"), std::string::npos) << arg << ": " << error;
+  }
+  EXPECT_EQ(num_, 7);
+}
+
+TEST_F(FlagsTest, BadBoolValues) {
+  for (const char* arg : {"--on=yes", "--on=2", "--on=", "--on=TRUE"}) {
+    EXPECT_NE(ErrorOf({arg}).find("--on"), std::string::npos) << arg;
+  }
+}
+
+TEST_F(FlagsTest, DuplicateFlag) {
+  EXPECT_NE(ErrorOf({"--num=1", "--num=2"}).find("--num"), std::string::npos);
+  EXPECT_NE(ErrorOf({"--old=1", "--old=1"}).find("--old"), std::string::npos);
+}
+
+TEST_F(FlagsTest, ValuesAsJson) {
+  EXPECT_EQ(flags_->Values(), nlohmann::json({{"num", 7}, {"on", false}, {"dir", "/tmp/default"}}));
+  ASSERT_EQ(Parse({"--num=42", "--on=1", "--dir=", "--old=v"}), FlagSet::Result::kOk) << error_;
+  EXPECT_EQ(flags_->Values(), nlohmann::json({{"num", 42}, {"on", true}, {"dir", ""}, {"old", "v"}}));
+}
+
+}  // namespace
+}  // namespace deltameta

@@ -1,0 +1,164 @@
+// Tests store.h: create and read-only opens, their failures, persistence, and that a
+// read-only open never modifies the store directory.
+#include "deltameta/store.h"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <tuple>
+
+#include <gtest/gtest.h>
+
+#include "deltameta/key.h"
+#include "temp_dir.h"
+
+namespace deltameta {
+namespace fs = std::filesystem;
+namespace {
+
+FileStat StatOf(int i) {
+  FileStat s;
+  s.ino = static_cast<uint64_t>(i) + 1;
+  s.mode = 0100644;
+  s.uid = 1000;
+  s.gid = 1000 + i % 7;
+  s.size = static_cast<uint64_t>(i) * 3;
+  s.mtime_us = 1700000000000000 + i;
+  s.ctime_us = 1700000000000000 + i;
+  return s;
+}
+
+std::string KeyOf(int i) { return EncodeKey(1, "f0." + std::to_string(i)); }
+
+// Every file and directory under `dir` with its size (files) and modification time.
+std::map<std::string, std::tuple<uintmax_t, fs::file_time_type>> Snapshot(const std::string& dir) {
+  std::map<std::string, std::tuple<uintmax_t, fs::file_time_type>> files;
+  files[dir] = {0, fs::last_write_time(dir)};
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    files[e.path().string()] = {e.is_regular_file() ? e.file_size() : 0, e.last_write_time()};
+  }
+  return files;
+}
+
+class StoreTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<Store> Open(Store::Mode mode) {
+    error_.clear();
+    return Store::Open(path_, mode, StoreOptions(), layout_, &error_);
+  }
+
+  // Creates the store holding entries [0, n) and closes it.
+  void CreateWith(int n) {
+    auto store = Open(Store::Mode::kCreate);
+    ASSERT_NE(store, nullptr) << error_;
+    for (int i = 0; i < n; i++) ASSERT_TRUE(store->Put(KeyOf(i), StatOf(i)).ok());
+    ASSERT_TRUE(store->Close().ok());
+  }
+
+  TempDir dir_;
+  const std::string path_ = dir_.path() + "/store";
+  const StoreLayout layout_{StoreLayout::Kind::kOrigin, 2, 4};
+  std::string error_;
+};
+
+TEST_F(StoreTest, CreateWritesLayoutMarker) {
+  auto store = Open(Store::Mode::kCreate);
+  ASSERT_NE(store, nullptr) << error_;
+  EXPECT_FALSE(store->read_only());
+  EXPECT_EQ(store->path(), path_);
+  StoreLayout read;
+  ASSERT_TRUE(ReadLayout(path_, &read, &error_)) << error_;
+  EXPECT_EQ(read.Describe(), layout_.Describe());
+  EXPECT_EQ(read.kind, layout_.kind);
+  EXPECT_TRUE(DirectoryHasEntries(path_));
+}
+
+TEST_F(StoreTest, CreateRefusesNonEmptyDirectory) {
+  fs::create_directories(path_);
+  std::ofstream(path_ + "/unrelated") << "keep me";
+  EXPECT_EQ(Open(Store::Mode::kCreate), nullptr);
+  EXPECT_NE(error_.find("--use_existing_fs"), std::string::npos) << error_;
+  EXPECT_NE(error_.find(path_), std::string::npos) << error_;
+  EXPECT_TRUE(fs::exists(path_ + "/unrelated"));
+  fs::remove(path_ + "/unrelated");
+
+  CreateWith(1);
+  EXPECT_EQ(Open(Store::Mode::kCreate), nullptr);
+  EXPECT_NE(error_.find("--use_existing_fs"), std::string::npos) << error_;
+}
+
+TEST_F(StoreTest, ReadOnlyRefusesMissingAndEmptyStores) {
+  EXPECT_EQ(Open(Store::Mode::kReadOnly), nullptr);
+  EXPECT_NE(error_.find(path_), std::string::npos) << error_;
+  EXPECT_FALSE(fs::exists(path_));
+
+  CreateWith(0);
+  EXPECT_EQ(Open(Store::Mode::kReadOnly), nullptr);
+  EXPECT_NE(error_.find("empty"), std::string::npos) << error_;
+}
+
+TEST_F(StoreTest, WritesPersistAcrossReopen) {
+  constexpr int kEntries = 2000;
+  {
+    auto store = Open(Store::Mode::kCreate);
+    ASSERT_NE(store, nullptr) << error_;
+    for (int i = 0; i < kEntries / 2; i++) ASSERT_TRUE(store->Put(KeyOf(i), StatOf(i)).ok());
+    ASSERT_TRUE(store->Flush().ok());
+    for (int i = kEntries / 2; i < kEntries; i++) ASSERT_TRUE(store->Put(KeyOf(i), StatOf(i)).ok());
+    std::string value;
+    ASSERT_TRUE(store->Get(KeyOf(7), &value).ok());
+    FileStat got;
+    ASSERT_TRUE(DecodeStat(value, &got));
+    EXPECT_EQ(got, StatOf(7));
+    EXPECT_TRUE(store->Get(KeyOf(kEntries), &value).IsNotFound());
+    ASSERT_TRUE(store->Close().ok());  // no explicit Flush of the second half
+  }
+  auto store = Open(Store::Mode::kReadOnly);
+  ASSERT_NE(store, nullptr) << error_;
+  EXPECT_TRUE(store->read_only());
+  EXPECT_EQ(store->layout().Describe(), layout_.Describe());
+  EXPECT_EQ(store->CountEntries(), static_cast<uint64_t>(kEntries));
+  for (int i = 0; i < kEntries; i++) {
+    std::string value;
+    ASSERT_TRUE(store->Get(KeyOf(i), &value).ok()) << i;
+    FileStat got;
+    ASSERT_TRUE(DecodeStat(value, &got)) << i;
+    EXPECT_EQ(got, StatOf(i)) << i;
+  }
+  EXPECT_FALSE(store->Put(KeyOf(kEntries), StatOf(kEntries)).ok());
+}
+
+TEST_F(StoreTest, CloseWritesTheMemtableAsATable) {
+  CreateWith(100);
+  int tables = 0;
+  for (const auto& e : fs::directory_iterator(path_)) tables += e.path().extension() == ".sst";
+  EXPECT_GE(tables, 1);
+}
+
+TEST_F(StoreTest, ReadOnlyOpenNeverChangesTheDirectory) {
+  CreateWith(500);
+  const auto before = Snapshot(path_);
+  {
+    auto store = Open(Store::Mode::kReadOnly);
+    ASSERT_NE(store, nullptr) << error_;
+    std::string value;
+    for (int i = 0; i < 600; i++) store->Get(KeyOf(i), &value);
+    EXPECT_EQ(store->CountEntries(), 500u);
+    EXPECT_FALSE(store->Put(KeyOf(1000), StatOf(1000)).ok());
+    EXPECT_TRUE(store->Close().ok());
+  }
+  EXPECT_EQ(Snapshot(path_), before);
+}
+
+TEST_F(StoreTest, ReadOnlyRejectsMalformedLayout) {
+  CreateWith(10);
+  std::ofstream(path_ + "/" + kLayoutFileName, std::ios::trunc) << "deltameta-store 1 partition 5 4\n";
+  EXPECT_EQ(Open(Store::Mode::kReadOnly), nullptr);
+  EXPECT_NE(error_.find("malformed"), std::string::npos) << error_;
+  fs::remove(path_ + "/" + kLayoutFileName);
+  EXPECT_EQ(Open(Store::Mode::kReadOnly), nullptr);
+  EXPECT_NE(error_.find(kLayoutFileName), std::string::npos) << error_;
+}
+
+}  // namespace
+}  // namespace deltameta
