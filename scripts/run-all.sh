@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Runs the artifact on this machine: installs what is missing, builds the core, and runs the
-# seed guide's three runs (4 client ranks x 50,000 files), printing the phase table.
+# Runs the whole artifact on this machine: installs what is missing (Debian packages, the
+# Python environment), then runs the workflow (build, runs, validation, summary, figures)
+# and writes its HTML report. Extra arguments go to snakemake, e.g.
+#   bash scripts/run-all.sh --configfile config/profiles/paper.yaml
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/install-deps.sh"
-"$top/scripts/build-core.sh"
-mkdir -p "$top/results"
-python3 "$top/core/bench/seed_runs.py" --bin "${DELTAMETA_BUILD_DIR:-$top/build/core}" \
-  --json "$top/results/seed-runs.json" "$@" | tee "$top/results/seed-runs.txt"
+"$top/scripts/setup-python.sh"
+cd "$top"
+.venv/bin/snakemake --cores all "$@"
+.venv/bin/snakemake --cores all --report results/report.html "$@"
+echo "run-all: results in results/ (summary.csv, report.html), figures in paper/figures/"

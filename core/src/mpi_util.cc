@@ -56,6 +56,8 @@ void PrintError(const char* tool, const std::string& message) {
 
 void AbortJob(const char* tool, const std::string& message) {
   PrintError(tool, message);
+  // Give mpiexec's output forwarding a moment: MPI_Abort tears the job down at once.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
   MPI_Abort(MPI_COMM_WORLD, 1);
   std::exit(1);
 }

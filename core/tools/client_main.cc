@@ -112,6 +112,14 @@ class ClientJob {
       const dm::StoreLayout layout{dm::StoreLayout::Kind::kOrigin, work_.rank, work_.num_ranks};
       auto store = dm::Store::Open(path, flags_.use_existing_fs ? dm::Store::Mode::kReadOnly : dm::Store::Mode::kCreate,
                                    options_, layout, &error);
+      if (store && flags_.use_existing_fs &&
+          (store->layout().kind != layout.kind || store->layout().index != layout.index ||
+           store->layout().count != layout.count)) {
+        error = path + " holds " + store->layout().Describe() + ", but this is client rank " +
+                std::to_string(work_.rank) + " of " + std::to_string(work_.num_ranks) +
+                ": read with as many ranks as wrote the stores";
+        store.reset();
+      }
       ok = store != nullptr;
       local_store_ = store.get();
       if (ok) backend_ = dm::NewLocalBackend(std::move(store));
@@ -133,16 +141,17 @@ class ClientJob {
     return dm::AllRanksOk(ok, kTool, error, MPI_COMM_WORLD);
   }
 
-  // Runs one phase; returns the job's error count (on rank 0; 0 elsewhere).
-  uint64_t RunPhase(bool write, int index, dm::JsonLinesFile* json) {
-    double server_cpu0 = ServerCpu();
-    dm::QuietBarrier(MPI_COMM_WORLD);
+  // Runs one phase. Collective. Returns false if the job cannot go on (a server or the
+  // store failed; reported once); on rank 0, *errors grows by the phase's verification errors.
+  bool RunPhase(bool write, int index, dm::JsonLinesFile* json, uint64_t* errors) {
+    double server_cpu0 = 0, server_cpu1 = 0;
+    if (!QueryServerCpu(&server_cpu0)) return false;
     dm::RankPhase rp;
     const double cpu0 = dm::ProcessCpuSeconds();
     const auto t0 = Clock::now();
     const uint64_t now_us = dm::NowMicros();
     const uint64_t dir = work_.DirId();
-    std::string error;
+    std::string error, failure;
     dm::OpStatus status;
     dm::FileStat got;
     for (uint64_t i : work_.Order(write ? 0 : 1 + static_cast<uint64_t>(index))) {
@@ -151,18 +160,21 @@ class ClientJob {
       bool ok = write ? backend_->Create(dir, name, work_.StatFor(i, now_us), &status, &error)
                       : backend_->Lstat(dir, name, &got, &status, &error);
       rp.latency_ns.Add(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - op0).count()));
-      if (!ok) dm::AbortJob(kTool, error);
+      if (!ok) {
+        failure = error;
+        break;
+      }
       rp.counters.ops++;
       Classify(write, status, got, i, &rp.counters);
     }
-    if (write && !backend_->Commit(&error)) dm::AbortJob(kTool, error);
+    if (failure.empty() && write && !backend_->Commit(&error)) failure = error;
     rp.elapsed_s = std::chrono::duration<double>(Clock::now() - t0).count();
     rp.cpu_s = dm::ProcessCpuSeconds() - cpu0;
-    dm::QuietBarrier(MPI_COMM_WORLD);
-    double server_cpu1 = ServerCpu();
+    if (!dm::AllRanksOk(failure.empty(), kTool, failure, MPI_COMM_WORLD)) return false;
+    if (!QueryServerCpu(&server_cpu1)) return false;
 
     dm::JobPhase job = dm::MergeRanks(rp, MPI_COMM_WORLD);
-    if (mpi_.rank() != 0) return 0;
+    if (mpi_.rank() != 0) return true;
     job.server_cpu_s = server_cpu1 - server_cpu0;
     std::printf("%s\n", dm::ResultLine(write ? "insert" : "fstats", job).c_str());
     if (job.counters.errors() > 0) {
@@ -177,7 +189,8 @@ class ClientJob {
     doc["phase_index"] = index;
     doc["servers"] = servers_ ? servers_->size() : 0;
     json->Append(doc);
-    return job.counters.errors();
+    *errors += job.counters.errors();
+    return true;
   }
 
   // Checks that the namespace holds exactly ranks x n entries (no more, no fewer).
@@ -188,7 +201,11 @@ class ClientJob {
     std::string error;
     if (servers_) {
       double cpu;
-      if (mpi_.rank() == 0 && !servers_->QueryStats(true, &cpu, &held, &error)) dm::AbortJob(kTool, error);
+      if (mpi_.rank() != 0) return true;
+      if (!servers_->QueryStats(true, &cpu, &held, &error)) {
+        dm::PrintError(kTool, error);
+        return false;
+      }
     } else {
       // Local stores: every rank counts its own.
       uint64_t mine = local_store_->CountEntries();
@@ -216,14 +233,12 @@ class ClientJob {
     }
   }
 
-  double ServerCpu() {
-    double cpu = 0;
+  // Collective: the servers' CPU seconds so far (on rank 0). False if a server is lost.
+  bool QueryServerCpu(double* cpu) {
     uint64_t entries;
     std::string error;
-    if (servers_ && mpi_.rank() == 0 && !servers_->QueryStats(false, &cpu, &entries, &error)) {
-      dm::AbortJob(kTool, error);
-    }
-    return cpu;
+    bool ok = !servers_ || mpi_.rank() != 0 || servers_->QueryStats(false, cpu, &entries, &error);
+    return dm::AllRanksOk(ok, kTool, error, MPI_COMM_WORLD);
   }
 
   const dm::MpiSession& mpi_;
@@ -268,8 +283,10 @@ int main(int argc, char** argv) {
   ClientJob job(mpi, flags, options, params);
   if (!job.Prepare()) return 1;
   uint64_t errors = 0;
-  if (flags.write_phases > 0) errors += job.RunPhase(true, 0, &json);
-  for (int i = 0; i < flags.read_phases; i++) errors += job.RunPhase(false, i, &json);
+  if (flags.write_phases > 0 && !job.RunPhase(true, 0, &json, &errors)) return 1;
+  for (int i = 0; i < flags.read_phases; i++) {
+    if (!job.RunPhase(false, i, &json, &errors)) return 1;
+  }
   bool total_ok = flags.read_phases == 0 || !flags.verify_total || job.VerifyTotal();
   if (mpi.rank() == 0 && errors > 0) {
     dm::PrintError(kTool, std::to_string(errors) + " operations failed verification (see the errors lines above)");

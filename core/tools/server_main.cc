@@ -90,7 +90,16 @@ int Serve(const dm::MpiSession& mpi, const ServerFlags& flags, const dm::StoreOp
             ": start as many server ranks as the store was written for";
     store.reset();
   }
-  if (!dm::AllRanksOk(store != nullptr, kTool, error, MPI_COMM_WORLD)) return 1;
+  // A store this server created is removed again if the server fails before serving, so
+  // that the same command can simply be retried.
+  const bool created = store != nullptr && !flags.use_existing_fs;
+  auto abandon = [&]() {
+    store.reset();
+    std::error_code ec;
+    if (created) std::filesystem::remove_all(path, ec);
+    return 1;
+  };
+  if (!dm::AllRanksOk(store != nullptr, kTool, error, MPI_COMM_WORLD)) return abandon();
 
   dm::MetadataService service(store.get(), layout.index, layout.count, !flags.skip_fs_checks);
   dm::RpcServer rpc(static_cast<int>(flags.rpc_threads), &service, prefix);
@@ -109,7 +118,7 @@ int Serve(const dm::MpiSession& mpi, const ServerFlags& flags, const dm::StoreOp
     ok = info_port != 0;
     if (!ok) error += " (the info port: is another server running? pick another --info_port)";
   }
-  if (!dm::AllRanksOk(ok, kTool, error, MPI_COMM_WORLD)) return 1;
+  if (!dm::AllRanksOk(ok, kTool, error, MPI_COMM_WORLD)) return abandon();
 
   const int slot_bytes = kAddressSlot * static_cast<int>(flags.ports_per_rank);
   std::vector<char> all(static_cast<size_t>(slot_bytes) * mpi.size());
@@ -121,16 +130,15 @@ int Serve(const dm::MpiSession& mpi, const ServerFlags& flags, const dm::StoreOp
   for (size_t i = 0; i < all.size(); i += kAddressSlot) info.addresses.emplace_back(&all[i]);
   service.SetInfo(info);
 
-  rpc.Start();
-
+  // Listening sockets queue connections already, so readiness can be published before
+  // the loops start.
   const std::string uri = "tcp://" + flags.rpc_ip + ":" + std::to_string(info_port);
+  ok = mpi.rank() != 0 || flags.ready_file.empty() || WriteReadyFile(flags.ready_file, uri + "\n", &error);
+  if (!dm::AllRanksOk(ok, kTool, error, MPI_COMM_WORLD)) return abandon();
+  rpc.Start();
   if (mpi.rank() == 0) {
     std::printf("Info endpoint:      %s\nRunning...\n", uri.c_str());
     std::fflush(stdout);
-    if (!flags.ready_file.empty() && !WriteReadyFile(flags.ready_file, uri + "\n", &error)) {
-      dm::PrintError(kTool, error);
-      rpc.Stop();
-    }
   }
   rpc.Wait();
 

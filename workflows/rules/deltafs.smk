@@ -16,7 +16,7 @@ rule deltafs_write:
         bin=tools_bin,
         work=lambda wc, output: os.path.dirname(output.result),
         store_settings=config["store_settings"],
-    threads: workflow.cores  # a measurement owns the machine: runs never overlap
+    threads: lambda wildcards: workflow.cores  # a measurement owns the machine: runs never overlap
     log:
         DELTAFS_RUN.replace("results/runs", "results/logs") + "/write.log",
     message:
@@ -40,7 +40,7 @@ rule deltafs_compact:
         bin=tools_bin,
         work=lambda wc, output: os.path.dirname(output.result),
         store_settings=config["store_settings"],
-    threads: workflow.cores  # a measurement owns the machine: runs never overlap
+    threads: lambda wildcards: workflow.cores  # a measurement owns the machine: runs never overlap
     log:
         DELTAFS_RUN.replace("results/runs", "results/logs") + "/r{readers}/compact.log",
     message:
@@ -63,7 +63,7 @@ rule deltafs_read:
         bin=tools_bin,
         work=lambda wc, output: os.path.dirname(output.result),
         store_settings=config["store_settings"],
-    threads: workflow.cores  # a measurement owns the machine: runs never overlap
+    threads: lambda wildcards: workflow.cores  # a measurement owns the machine: runs never overlap
     log:
         DELTAFS_RUN.replace("results/runs", "results/logs") + "/r{readers}/read.log",
     message:

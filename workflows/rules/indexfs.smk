@@ -12,7 +12,7 @@ rule indexfs:
         bin=tools_bin,
         work=lambda wc, output: os.path.dirname(output[0]),
         store_settings=config["store_settings"],
-    threads: workflow.cores  # a measurement owns the machine: runs never overlap
+    threads: lambda wildcards: workflow.cores  # a measurement owns the machine: runs never overlap
     log:
         "results/logs/indexfs/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}.log",
     benchmark:
@@ -35,7 +35,7 @@ rule indexfs_bulk:
         bin=tools_bin,
         work=lambda wc, output: os.path.dirname(output[0]),
         store_settings=config["store_settings"],
-    threads: workflow.cores  # a measurement owns the machine: runs never overlap
+    threads: lambda wildcards: workflow.cores  # a measurement owns the machine: runs never overlap
     log:
         "results/logs/indexfs-bulk/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}.log",
     benchmark:

@@ -1,0 +1,331 @@
+# Shared helpers for the integration tests: run the tools under mpiexec, wait for servers, parse output, clean up.
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+BIN = os.environ.get("DELTAMETA_BIN", "")
+MPIEXEC = os.environ.get("MPIEXEC") or shutil.which("mpiexec") or ""
+if not os.path.isfile(os.path.join(BIN, "deltameta_server")) or not MPIEXEC:
+    sys.exit("set DELTAMETA_BIN to the directory of the built tools and MPIEXEC to mpiexec")
+
+TAG_VAR = "DELTAMETA_TEST_TAG"  # every process a test starts carries this, so leftovers can be found
+
+
+def flags(**kw):
+    """flags(n=2000, share_dir=1) -> ['--n=2000', '--share_dir=1']"""
+    return ["--%s=%s" % (k, v) for k, v in kw.items()]
+
+
+def wait_until(predicate, timeout, what, interval=0.02):
+    """Polls predicate() until it returns something truthy; fails after timeout seconds (what: text or callable)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            what = what() if callable(what) else what
+            raise AssertionError("timed out after %.1f s waiting for %s" % (timeout, what))
+        time.sleep(interval)
+
+
+def _live_processes():
+    """(pid, ppid, environ bytes) of every live, non-zombie process we may inspect."""
+    procs = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            with open("/proc/%s/environ" % entry, "rb") as f:
+                environ = f.read()
+        except OSError:
+            continue
+        if fields[0] not in ("Z", "X"):
+            procs.append((int(entry), int(fields[1]), environ))
+    return procs
+
+
+def tagged_pids(tag):
+    marker = ("%s=%s\0" % (TAG_VAR, tag)).encode()
+    return [pid for pid, _, environ in _live_processes() if marker in environ]
+
+
+def descendants(root):
+    children = {}
+    for pid, ppid, _ in _live_processes():
+        children.setdefault(ppid, []).append(pid)
+    out, todo = [], [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def _kill(pids, sig=signal.SIGKILL):
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
+
+
+class Result:
+    def __init__(self, rc, out, err, docs, elapsed):
+        self.rc, self.out, self.err, self.docs, self.elapsed = rc, out, err, docs, elapsed
+
+    def __repr__(self):
+        return "rc=%s after %.1f s\n--- stdout\n%s--- stderr\n%s" % (self.rc, self.elapsed, self.out, self.err)
+
+
+class Job:
+    """One mpiexec job in its own session, stdout/stderr captured to files, processes tagged."""
+
+    def __init__(self, session, name, np, tool, args, env):
+        self.name, self.tag = name, "%s.%s" % (session.tag, name)
+        self.out_path, self.err_path = session.path(name + ".out"), session.path(name + ".err")
+        full_env = dict(os.environ, **{TAG_VAR: self.tag})
+        full_env.update({k: str(v) for k, v in (env or {}).items()})
+        self.argv = [MPIEXEC, "-np", str(np), os.path.join(BIN, tool)] + list(args)
+        with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
+            self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                         env=full_env, start_new_session=True)
+        self.started = time.monotonic()
+
+    def stdout(self):
+        with open(self.out_path, errors="replace") as f:
+            return f.read()
+
+    def stderr(self):
+        with open(self.err_path, errors="replace") as f:
+            return f.read()
+
+    def running(self):
+        return self.proc.poll() is None
+
+    def wait(self, timeout):
+        """Exit code; on timeout the job is killed and the test fails."""
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise AssertionError("%s did not finish within %s s: %s\n%s" %
+                                 (self.name, timeout, " ".join(self.argv), self.stderr())) from None
+
+    def terminate(self, timeout=30):
+        """SIGTERM to the mpiexec process group; returns the exit code."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        return self.wait(timeout)
+
+    def kill(self):
+        """SIGKILL to the mpiexec group and to every process of the job (mpiexec puts ranks in their own sessions)."""
+        pids = descendants(self.proc.pid) + tagged_pids(self.tag)
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        _kill(pids)
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def leftovers(self):
+        return tagged_pids(self.tag)
+
+    def wait_gone(self, timeout=10):
+        """Fails unless no process of this job is left alive within timeout seconds."""
+        wait_until(lambda: not self.leftovers(), timeout,
+                   lambda: "the processes of %s to exit (left: %s)" % (self.name, self.leftovers()))
+
+    def result(self, rc, json_path=None):
+        return Result(rc, self.stdout(), self.stderr(), read_json_lines(json_path), time.monotonic() - self.started)
+
+
+class Servers:
+    def __init__(self, job, uri, ready_file):
+        self.job, self.uri, self.ready_file = job, uri, ready_file
+        self.host, self.port = uri[len("tcp://"):].rsplit(":", 1)
+        self.port = int(self.port)
+
+
+class Session:
+    """A temporary directory plus every job started in it; close() kills whatever is left and removes the directory."""
+
+    def __init__(self):
+        self.tmp = tempfile.mkdtemp(prefix="deltameta-it-", dir="/tmp")
+        self.tag = os.path.basename(self.tmp)
+        self.jobs = []
+
+    def path(self, *parts):
+        return os.path.join(self.tmp, *parts)
+
+    def start(self, name, np, tool, args, env=None):
+        job = Job(self, "%02d-%s" % (len(self.jobs), name), np, tool, args, env)
+        self.jobs.append(job)
+        return job
+
+    def run(self, name, np, tool, args, env=None, timeout=60, json=True):
+        """Runs a job to completion; client and compactor jobs get --json=<tmp>/<job>.json."""
+        json_path = None
+        if json:
+            json_path = self.path("%02d-%s.json" % (len(self.jobs), name))
+            args = list(args) + ["--json=" + json_path]
+        job = self.start(name, np, tool, args, env)
+        rc = job.wait(timeout)
+        job.wait_gone()
+        return job.result(rc, json_path)
+
+    def client(self, name, np, args, env=None, timeout=60):
+        return self.run(name, np, "deltameta_client", args, env, timeout)
+
+    def compactor(self, name, np, args, env=None, timeout=60):
+        return self.run(name, np, "deltameta_compactor", args, env, timeout)
+
+    def start_servers(self, name, np, db, args=(), env=None, timeout=30):
+        """Starts a server job on any free info port and waits for its ready file."""
+        ready = self.path(name + ".ready")
+        job = self.start(name, np, "deltameta_server",
+                         flags(db=db, info_port=0, ready_file=ready) + list(args), env)
+
+        def ready_uri():
+            if not job.running():
+                raise AssertionError("%s exited with %s before it was ready:\n%s" %
+                                     (name, job.proc.returncode, job.stderr()))
+            try:
+                with open(ready) as f:
+                    text = f.read()
+            except FileNotFoundError:
+                return None
+            return text.strip() if text.endswith("\n") else None
+
+        uri = wait_until(ready_uri, timeout, "%s to write its ready file" % name)
+        return Servers(job, uri, ready)
+
+    def stop_servers(self, servers, timeout=30):
+        """SIGTERM; returns the exit code once mpiexec and every rank are gone."""
+        rc = servers.job.terminate(timeout)
+        servers.job.wait_gone()
+        return rc
+
+    def close(self):
+        for job in self.jobs:
+            if job.running() or job.leftovers():
+                job.kill()
+        _kill(tagged_pids(self.tag))
+        try:
+            wait_until(lambda: not tagged_pids(self.tag), 10,
+                       lambda: "the killed processes to exit (left: %s)" % tagged_pids(self.tag))
+        finally:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def read_json_lines(path):
+    if not path or not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+RESULT_LINE = re.compile(r"^==(\w+)\s*: +[0-9.]+ micros/op, +[0-9.]+ Mop/s, +[0-9.]+ s, +(\d+) ops$", re.M)
+
+
+def result_lines(stdout):
+    """{'insert': ops, ...} from the seed guide's '==insert    :  ... ops' lines."""
+    return {phase: int(ops) for phase, ops in RESULT_LINE.findall(stdout)}
+
+
+def snapshot(root):
+    """{relative path: (size, sha256)} of every file under root."""
+    snap = {}
+    for dirpath, _, files in os.walk(root):
+        for name in files:
+            p = os.path.join(dirpath, name)
+            with open(p, "rb") as f:
+                data = f.read()
+            snap[os.path.relpath(p, root)] = (len(data), hashlib.sha256(data).hexdigest())
+    return snap
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 that nothing listens on (bound, then closed)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# --- wire format (core/include/deltameta/wire.h) ---
+MSG_CREATE, MSG_LSTAT, MSG_INFO, MSG_STATS = 1, 2, 4, 5
+MSG_STAT_REPLY, MSG_INFO_REPLY, MSG_STATS_REPLY = 0x81, 0x84, 0x85
+STATUS_OK, STATUS_NOT_FOUND, STATUS_READ_ONLY, STATUS_WRONG_SERVER = 0, 2, 3, 5
+STAT_BYTES = 45
+
+
+def frame(msg_type, body=b"", seq=1, magic=b"DM", version=1, length=None):
+    return magic + struct.pack("<BBII", version, msg_type, len(body) if length is None else length, seq) + body
+
+
+def key_body(dir_id, name):
+    """u64 directory id + u16-length name: an Lstat body, and the start of a Create body."""
+    return struct.pack("<QH", dir_id, len(name)) + name
+
+
+def recv_exact(sock, n):
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            raise ConnectionError("connection closed after %d of %d bytes" % (len(data), n))
+        data += chunk
+    return data
+
+
+def call(sock, request):
+    """Sends one frame, returns (type, seq, body) of the reply."""
+    sock.sendall(request)
+    _, _, msg_type, length, seq = struct.unpack("<2sBBII", recv_exact(sock, 12))
+    return msg_type, seq, recv_exact(sock, length)
+
+
+def connect(address, timeout=5):
+    host, port = address.rsplit(":", 1)
+    return socket.create_connection((host, int(port)), timeout=timeout)
+
+
+def server_addresses(servers):
+    """The rank addresses the info endpoint reports, one per rank and port."""
+    with connect("%s:%d" % (servers.host, servers.port)) as s:
+        msg_type, _, body = call(s, frame(MSG_INFO))
+    assert msg_type == MSG_INFO_REPLY, msg_type
+    _, count = struct.unpack_from("<II", body)
+    pos, addresses = 8, []
+    for _ in range(count):
+        (n,) = struct.unpack_from("<H", body, pos)
+        addresses.append(body[pos + 2:pos + 2 + n].decode())
+        pos += 2 + n
+    return addresses
+
+
+def count_entries(addresses):
+    """Total entries over the given server ranks (Stats request with count_entries=1)."""
+    total = 0
+    for address in addresses:
+        with connect(address) as s:
+            msg_type, _, body = call(s, frame(MSG_STATS, b"\x01"))
+        assert msg_type == MSG_STATS_REPLY, msg_type
+        total += struct.unpack_from("<QQ", body)[1]
+    return total

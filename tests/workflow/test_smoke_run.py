@@ -1,0 +1,62 @@
+"""The smoke profile end to end: outputs, summary contents, figures and report, and that a
+second run has nothing to do."""
+import csv
+import json
+
+from conftest import REPO  # noqa: F401 (keeps the import path explicit)
+
+FIGURES = ["insert_throughput", "lstat_throughput", "compaction_throughput", "end_to_end_time",
+           "latency_quantiles", "cpu_per_mop"]
+PHASES = {"indexfs": {"insert", "lstat"}, "indexfs-bulk": {"insert", "lstat"},
+          "deltafs": {"insert", "compaction", "lstat"}}
+
+
+def test_summary_has_every_run_with_exact_counts(smoke):
+    with open(smoke.path("results", "summary.csv")) as f:
+        rows = list(csv.DictReader(f))
+    # smoke: client ranks 1 and 2, 2 repetitions, 500 files per rank
+    expected = {(s, p, c, r) for s, ps in PHASES.items() for p in ps for c in ("1", "2") for r in ("1", "2")}
+    assert {(r["system"], r["phase"], r["client_ranks"], r["repetition"]) for r in rows} == expected
+    assert len(rows) == len(expected)
+    for r in rows:
+        assert int(r["errors"]) == 0
+        assert int(r["ops"]) == int(r["client_ranks"]) * 500 == int(r["expected_ops"])
+        assert float(r["throughput_mops"]) > 0
+        assert float(r["elapsed_s"]) > 0
+        assert r["git_revision"]
+
+
+def test_validation_and_provenance(smoke):
+    with open(smoke.path("results", "validation.json")) as f:
+        v = json.load(f)
+    assert v["ok"] and v["problems"] == [] and v["phases_checked"] == 28
+    with open(smoke.path("results", "provenance.json")) as f:
+        p = json.load(f)
+    assert p["config"]["files_per_rank"] == 500
+    assert p["tools"]["bin_dir"].endswith("build/core")
+    assert p["python_packages"]["snakemake"].startswith("9.")
+
+
+def test_figures_are_valid_pdf_and_png(smoke):
+    for name in FIGURES:
+        with open(smoke.path("paper", "figures", name + ".pdf"), "rb") as f:
+            pdf = f.read()
+        assert pdf.startswith(b"%PDF-") and b"%%EOF" in pdf[-64:] and len(pdf) > 5_000, name
+        with open(smoke.path("paper", "figures", name + ".png"), "rb") as f:
+            png = f.read()
+        assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 20_000, name
+
+
+def test_results_table_and_report(smoke):
+    with open(smoke.path("paper", "results-table.md")) as f:
+        table = f.read()
+    assert table.count("| DeltaFS | compaction |") == 2
+    with open(smoke.path("results", "report.html")) as f:
+        html = f.read()
+    assert len(html) > 100_000 and "summary.csv" in html and "insert throughput" in html
+
+
+def test_second_run_is_a_no_op(smoke):
+    res = smoke.run("--dry-run")
+    assert res.returncode == 0
+    assert "Nothing to be done" in res.stdout + res.stderr
