@@ -3,12 +3,14 @@
 #   snakemake --cores all                                  (single-node default)
 #   snakemake --cores all --configfile config/profiles/smoke.yaml
 #   snakemake --report results/report.html                 (after a run)
+import os
+
 from snakemake.utils import min_version, validate
 
 min_version("9.0")
 
 
-configfile: "config/config.yaml"
+configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 
 
 validate(config, "config/schema.yaml")
