@@ -10,8 +10,9 @@
 namespace deltameta {
 namespace {
 
-// One client connection: reads whatever arrives, serves every complete frame in it,
-// writes the replies, and reads again.
+// One client connection. It waits for readability (no speculative read), reads what has
+// arrived, serves every complete frame in it and writes the replies at once; only a reply
+// the socket cannot take whole waits for writability. Three system calls per request.
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   Connection(asio::ip::tcp::socket socket, FrameHandler* handler, const std::string& log_prefix)
@@ -20,20 +21,25 @@ class Connection : public std::enable_shared_from_this<Connection> {
     auto ep = socket_.remote_endpoint(ec);
     peer_ = ec ? "unknown peer" : ep.address().to_string() + ":" + std::to_string(ep.port());
     socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+    socket_.non_blocking(true, ec);
     in_.resize(kInitialBuffer);
   }
 
-  void ReadMore() {
-    if (in_.size() - filled_ < kInitialBuffer / 4) in_.resize(in_.size() * 2);
+  void WaitForRequest() {
     auto self = shared_from_this();
-    socket_.async_read_some(asio::buffer(in_.data() + filled_, in_.size() - filled_),
-                            [self](const asio::error_code& ec, size_t n) { self->OnRead(ec, n); });
+    socket_.async_wait(asio::socket_base::wait_read, [self](const asio::error_code& ec) {
+      if (!ec) self->OnReadable();
+    });
   }
 
  private:
   static constexpr size_t kInitialBuffer = 16 << 10;
 
-  void OnRead(const asio::error_code& ec, size_t n) {
+  void OnReadable() {
+    if (in_.size() - filled_ < kInitialBuffer / 4) in_.resize(in_.size() * 2);
+    asio::error_code ec;
+    size_t n = socket_.read_some(asio::buffer(in_.data() + filled_, in_.size() - filled_), ec);
+    if (ec == asio::error::would_block) return WaitForRequest();
     if (ec) {
       if (filled_ > 0) Log("connection closed in the middle of a frame");
       return;
@@ -58,11 +64,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
     }
     std::memmove(in_.data(), in_.data() + pos, filled_ - pos);
     filled_ -= pos;
-    if (out_.empty()) return ReadMore();
+    size_t written = out_.empty() ? 0 : socket_.write_some(asio::buffer(out_), ec);
+    if (ec && ec != asio::error::would_block) return;
+    if (written == out_.size()) return WaitForRequest();
     auto self = shared_from_this();
-    asio::async_write(socket_, asio::buffer(out_), [self](const asio::error_code& wec, size_t) {
-      if (!wec) self->ReadMore();
-    });
+    asio::async_write(socket_, asio::buffer(out_.data() + written, out_.size() - written),
+                      [self](const asio::error_code& wec, size_t) {
+                        if (!wec) self->WaitForRequest();
+                      });
   }
 
   void Drop(const char* why) {
@@ -131,7 +140,7 @@ void RpcServer::Accept(asio::ip::tcp::acceptor* acceptor) {
   acceptor->async_accept(loop, [this, acceptor](const asio::error_code& ec, asio::ip::tcp::socket socket) {
     if (ec == asio::error::operation_aborted) return;
     if (!ec) {
-      std::make_shared<Connection>(std::move(socket), handler_, log_prefix_)->ReadMore();
+      std::make_shared<Connection>(std::move(socket), handler_, log_prefix_)->WaitForRequest();
       Accept(acceptor);
       return;
     }
