@@ -92,12 +92,12 @@ class Result:
 class Job:
     """One mpiexec job in its own session, stdout/stderr captured to files, processes tagged."""
 
-    def __init__(self, session, name, np, tool, args, env):
+    def __init__(self, session, name, np, tool, args, env, mpi_args=()):
         self.name, self.tag = name, "%s.%s" % (session.tag, name)
         self.out_path, self.err_path = session.path(name + ".out"), session.path(name + ".err")
         full_env = dict(os.environ, **{TAG_VAR: self.tag})
         full_env.update({k: str(v) for k, v in (env or {}).items()})
-        self.argv = [MPIEXEC, "-np", str(np), os.path.join(BIN, tool)] + list(args)
+        self.argv = [MPIEXEC, "-np", str(np)] + list(mpi_args) + [os.path.join(BIN, tool)] + list(args)
         with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                          env=full_env, start_new_session=True)
@@ -174,8 +174,8 @@ class Session:
     def path(self, *parts):
         return os.path.join(self.tmp, *parts)
 
-    def start(self, name, np, tool, args, env=None):
-        job = Job(self, "%02d-%s" % (len(self.jobs), name), np, tool, args, env)
+    def start(self, name, np, tool, args, env=None, mpi_args=()):
+        job = Job(self, "%02d-%s" % (len(self.jobs), name), np, tool, args, env, mpi_args)
         self.jobs.append(job)
         return job
 
