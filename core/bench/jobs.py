@@ -50,13 +50,28 @@ def run_job(launcher, label, ranks, env, tool, flags, json_path, log, timeout):
     cmd = launcher.command(ranks, env, tool, dict(flags, json=json_path))
     log.write("$ " + " ".join(cmd) + "\n")
     log.flush()
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
     try:
-        res = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, timeout=timeout)
+        rc = proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
-        raise JobError(f"{label}: did not finish within {timeout} s")
-    if res.returncode != 0:
-        raise JobError(f"{label}: {tool} exited with code {res.returncode} (see {log.name})")
+        raise JobError(f"{label}: did not finish within {timeout} s (stopped; see {log.name})")
+    finally:
+        stop(proc)
+    if rc != 0:
+        raise JobError(f"{label}: {tool} exited with code {rc} (see {log.name})")
     return read_json_lines(json_path)
+
+
+def stop(proc, grace=60):
+    """Stops a job that is still running: SIGTERM (mpiexec passes it to every rank), then SIGKILL."""
+    if proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 class ServerJob:
@@ -81,25 +96,18 @@ class ServerJob:
                 raise JobError(f"servers exited with code {self.proc.returncode} before becoming ready "
                                f"(see {self.log.name})")
             if time.monotonic() > deadline:
-                self._kill()
+                stop(self.proc)
                 raise JobError(f"servers not ready within {self.ready_timeout} s (see {self.log.name})")
             time.sleep(0.05)
         with open(self.ready_file) as f:
             self.uri = f.read().strip()
         return self
 
-    def _kill(self):
-        self.proc.kill()
-        self.proc.wait()
-
     def __exit__(self, exc_type, exc, tb):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=120)
-            except subprocess.TimeoutExpired:
-                self._kill()
-                raise JobError("servers did not stop within 120 s of SIGTERM")
+        stopped_by_us = self.proc.poll() is None
+        stop(self.proc, grace=120)
+        if stopped_by_us and self.proc.returncode == -signal.SIGKILL:
+            raise JobError("servers did not stop within 120 s of SIGTERM")
         if exc_type is None and self.proc.returncode != 0:
             raise JobError(f"servers exited with code {self.proc.returncode} (see {self.log.name})")
         return False

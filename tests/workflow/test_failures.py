@@ -48,3 +48,11 @@ def test_ctrl_c_stops_servers_and_jobs(workflow_in):
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_client_over_its_time_limit_is_stopped_with_its_servers(workflow_in):
+    res = workflow_in.run(overrides={"systems": ["indexfs"], "client_ranks": [2], "repetitions": 1,
+                                     "files_per_rank": 5000000, "job_timeout_s": 10})
+    assert res.returncode != 0
+    assert "did not finish within 10 s" in res.stderr
+    assert deltameta_processes(workflow_in.workdir) == []

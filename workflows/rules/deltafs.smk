@@ -19,6 +19,8 @@ rule deltafs_write:
     threads: lambda wildcards: workflow.cores  # a measurement owns the machine: runs never overlap
     log:
         DELTAFS_RUN.replace("results/runs", "results/logs") + "/write.log",
+    benchmark:
+        DELTAFS_RUN.replace("results/runs", "results/benchmarks") + "/write.tsv"
     message:
         "Run 3 DeltaFS write: {wildcards.ranks} client ranks x {wildcards.n} files into their own stores, "
         "repetition {wildcards.rep}"
@@ -43,6 +45,8 @@ rule deltafs_compact:
     threads: lambda wildcards: workflow.cores  # a measurement owns the machine: runs never overlap
     log:
         DELTAFS_RUN.replace("results/runs", "results/logs") + "/r{readers}/compact.log",
+    benchmark:
+        DELTAFS_RUN.replace("results/runs", "results/benchmarks") + "/r{readers}/compact.tsv"
     message:
         "Run 3 DeltaFS parallel compaction: {wildcards.readers} ranks over the stores of "
         "{wildcards.ranks} x {wildcards.n} files, repetition {wildcards.rep}"
@@ -66,6 +70,8 @@ rule deltafs_read:
     threads: lambda wildcards: workflow.cores  # a measurement owns the machine: runs never overlap
     log:
         DELTAFS_RUN.replace("results/runs", "results/logs") + "/r{readers}/read.log",
+    benchmark:
+        DELTAFS_RUN.replace("results/runs", "results/benchmarks") + "/r{readers}/read.tsv"
     message:
         "Run 3 DeltaFS read: {wildcards.ranks} client ranks lstat {wildcards.n} files each from "
         "{wildcards.readers} read-only servers, repetition {wildcards.rep}"

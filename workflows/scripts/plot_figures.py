@@ -5,6 +5,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 from summary_stats import LABELS, SYSTEMS, load, mean_std, ranks_of, select  # noqa: E402
 
@@ -16,6 +18,22 @@ QUANTS = ["min", "q1", "median", "q3", "q90", "q99", "max"]
 
 plt.rcParams.update({"font.size": 10, "axes.grid": True, "grid.alpha": 0.3, "figure.dpi": 100,
                      "savefig.bbox": "tight", "axes.spines.top": False, "axes.spines.right": False})
+
+
+PLAIN_NUMBERS = FuncFormatter(lambda v, _: f"{v:g}")
+HATCHES = {"insert": "", "compaction": "//", "lstat": ".."}
+
+
+def log_axis(ax):
+    """Log scale with plain numbers (0.02, 0.1, 1) on the ticks."""
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(PLAIN_NUMBERS)
+    ax.yaxis.set_minor_formatter(PLAIN_NUMBERS)
+    ax.tick_params(axis="y", which="minor", labelsize=7)
+
+
+def outside_legend(ax, **kw):
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, **kw)
 
 
 def systems_in(rows):
@@ -33,7 +51,7 @@ def no_data(ax, what):
 
 
 def throughput_vs_ranks(rows, phase, title, out, name):
-    fig, ax = plt.subplots(figsize=(5.5, 3.8))
+    fig, ax = plt.subplots(figsize=(7, 3.8))
     drawn = False
     for s in systems_in(rows):
         pts = select(rows, system=s, phase=phase)
@@ -45,8 +63,8 @@ def throughput_vs_ranks(rows, phase, title, out, name):
                     marker=MARKERS[s], capsize=3)
         drawn = True
     if drawn:
-        ax.set_yscale("log")
-        ax.legend()
+        log_axis(ax)
+        outside_legend(ax)
     else:
         no_data(ax, f"{phase} phases")
     ax.set_xticks(ranks_of(rows))
@@ -57,10 +75,9 @@ def throughput_vs_ranks(rows, phase, title, out, name):
 
 
 def end_to_end(rows, out):
-    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    fig, ax = plt.subplots(figsize=(8, 3.8))
     systems, ranks = systems_in(rows), ranks_of(rows)
     width = 0.8 / max(1, len(systems))
-    hatches = {"insert": "", "compaction": "//", "lstat": ".."}
     for i, s in enumerate(systems):
         for j, x in enumerate(ranks):
             bottom, totals = 0.0, []
@@ -71,8 +88,8 @@ def end_to_end(rows, out):
                 m, _ = mean_std(r["elapsed_s"] for r in select(rows, system=s, client_ranks=x, phase=phase))
                 if m != m:  # phase absent for this system
                     continue
-                ax.bar(j + i * width, m, width, bottom=bottom, color=COLORS[s], hatch=hatches[phase],
-                       edgecolor="white", label=f"{LABELS[s]}: {phase}" if j == 0 else None)
+                ax.bar(j + i * width, m, width, bottom=bottom, color=COLORS[s], hatch=HATCHES[phase],
+                       edgecolor="white")
                 bottom += m
             tm, tsd = mean_std(totals)
             ax.errorbar(j + i * width, tm, yerr=tsd, color="black", capsize=3)
@@ -80,7 +97,10 @@ def end_to_end(rows, out):
     ax.set_xlabel("client ranks")
     ax.set_ylabel("job time (s)")
     ax.set_title("End-to-end time: write (+ compaction) + read")
-    ax.legend(fontsize=7, ncol=2)
+    handles = [Patch(color=COLORS[s], label=LABELS[s]) for s in systems]
+    handles += [Patch(facecolor="#777777", edgecolor="white", hatch=HATCHES[p], label=p)
+                for p in ("insert", "compaction", "lstat")]
+    outside_legend(ax, handles=handles, fontsize=8)
     save(fig, "end_to_end_time", out)
 
 
@@ -90,7 +110,7 @@ def at_largest_scale(rows):
 
 
 def latency(rows, out):
-    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    fig, ax = plt.subplots(figsize=(8, 3.8))
     top_rows, top = at_largest_scale(rows)
     styles = {"insert": "-", "lstat": "--"}
     for s in systems_in(top_rows):
@@ -102,18 +122,18 @@ def latency(rows, out):
             ax.errorbar(range(len(QUANTS)), [m for m, _ in stats], yerr=[sd for _, sd in stats],
                         color=COLORS[s], linestyle=styles[phase], marker=MARKERS[s], capsize=2,
                         label=f"{LABELS[s]} {phase}")
-    ax.set_yscale("log")
+    log_axis(ax)
     ax.set_xticks(range(len(QUANTS)), QUANTS)
     ax.set_xlabel("quantile")
     ax.set_ylabel("latency per operation (µs)")
     ax.set_title(f"Latency quantiles at {top} client ranks")
     if top_rows:
-        ax.legend(fontsize=7)
+        outside_legend(ax, fontsize=8)
     save(fig, "latency_quantiles", out)
 
 
 def cpu(rows, out):
-    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    fig, ax = plt.subplots(figsize=(8, 4))
     top_rows, top = at_largest_scale(rows)
     labels, x = [], 0
     for s in systems_in(top_rows):
@@ -123,17 +143,18 @@ def cpu(rows, out):
                 continue
             cl, cl_sd = mean_std(r["cpu_clients_s"] / r["ops"] * 1e6 for r in pts)
             sv, sv_sd = mean_std(r["cpu_servers_s"] / r["ops"] * 1e6 for r in pts)
-            ax.bar(x, cl, color=COLORS[s], label="job ranks" if x == 0 else None)
-            ax.bar(x, sv, bottom=cl, color=COLORS[s], alpha=0.45, hatch="//", edgecolor="white",
-                   label="servers" if x == 0 else None)
+            ax.bar(x, cl, color=COLORS[s])
+            ax.bar(x, sv, bottom=cl, color=COLORS[s], alpha=0.45, hatch="//", edgecolor="white")
             ax.errorbar(x, cl + sv, yerr=(cl_sd ** 2 + sv_sd ** 2) ** 0.5, color="black", capsize=3)
-            labels.append(f"{SHORT[s]}\n{phase}")
+            labels.append(f"{SHORT[s]} {phase}")
             x += 1
-    ax.set_xticks(range(len(labels)), labels, fontsize=8)
+    ax.set_xticks(range(len(labels)), labels, fontsize=8, rotation=30, ha="right")
     ax.set_ylabel("CPU seconds per million operations")
     ax.set_title(f"Resource usage at {top} client ranks")
     if labels:
-        ax.legend(fontsize=8)
+        outside_legend(ax, fontsize=8, handles=[
+            Patch(color="#777777", label="job ranks (clients, compactor)"),
+            Patch(facecolor="#777777", alpha=0.45, hatch="//", edgecolor="white", label="servers")])
     save(fig, "cpu_per_mop", out)
 
 
