@@ -88,6 +88,8 @@ rocksdb::Status Store::Put(std::string_view key, const FileStat& stat) {
                   rocksdb::Slice(value, sizeof(value)));
 }
 
+rocksdb::Status Store::Write(rocksdb::WriteBatch* batch) { return db_->Write(write_options_, batch); }
+
 rocksdb::Status Store::Get(std::string_view key, std::string* value) {
   return db_->Get(rocksdb::ReadOptions(), rocksdb::Slice(key.data(), key.size()), value);
 }

@@ -8,6 +8,7 @@
 
 #include <rocksdb/cache.h>
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/memtablerep.h>
 #include <rocksdb/table.h>
 
 extern char** environ;
@@ -102,6 +103,10 @@ rocksdb::Options StoreOptions::ToRocksDb() const {
   // A buffered write-ahead log: appends reach the file when the buffer fills or on flush.
   o.manual_wal_flush = write_ahead_log_buffer > 0;
   o.writable_file_max_buffer_size = static_cast<size_t>(write_ahead_log_buffer > 0 ? write_ahead_log_buffer : 1 << 20);
+  if (write_only) {
+    o.memtable_factory.reset(new rocksdb::VectorRepFactory());
+    o.allow_concurrent_memtable_write = false;
+  }
   o.max_open_files = 2500;
   o.max_background_jobs = 2;
   o.info_log_level = rocksdb::WARN_LEVEL;

@@ -110,8 +110,10 @@ class ClientJob {
     if (flags_.fs_use_local) {
       const std::string path = flags_.db + "/r" + std::to_string(mpi_.rank());
       const dm::StoreLayout layout{dm::StoreLayout::Kind::kOrigin, work_.rank, work_.num_ranks};
+      dm::StoreOptions local = options_;
+      local.write_only = !flags_.use_existing_fs;
       auto store = dm::Store::Open(path, flags_.use_existing_fs ? dm::Store::Mode::kReadOnly : dm::Store::Mode::kCreate,
-                                   options_, layout, &error);
+                                   local, layout, &error);
       if (store && flags_.use_existing_fs &&
           (store->layout().kind != layout.kind || store->layout().index != layout.index ||
            store->layout().count != layout.count)) {
@@ -122,7 +124,7 @@ class ClientJob {
       }
       ok = store != nullptr;
       local_store_ = store.get();
-      if (ok) backend_ = dm::NewLocalBackend(std::move(store));
+      if (ok) backend_ = dm::NewLocalBackend(std::move(store), static_cast<size_t>(options_.write_ahead_log_buffer));
     } else {
       servers_ = dm::ServerSet::Connect(flags_.info_svr_uri, mpi_.rank(),
                                         std::chrono::seconds(flags_.rpc_timeout), &error);

@@ -60,3 +60,14 @@ def test_second_run_is_a_no_op(smoke):
     res = smoke.run("--dry-run")
     assert res.returncode == 0
     assert "Nothing to be done" in res.stdout + res.stderr
+
+
+def test_runs_through_an_mpi_hostfile(workflow_in):
+    hostfile = workflow_in.path("hostfile")
+    with open(hostfile, "w") as f:
+        f.write("localhost:8\n")
+    res = workflow_in.run(overrides={"systems": ["indexfs", "deltafs"], "client_ranks": [2], "repetitions": 1,
+                                     "mpi": {"mpiexec": "mpiexec", "hostfile": hostfile}})
+    assert res.returncode == 0, res.stderr[-3000:]
+    logs = open(workflow_in.path("results", "logs", "indexfs", "posix", "c2-s2-n500", "rep1.log")).read()
+    assert f"-f {hostfile}" in logs

@@ -2,7 +2,8 @@
 //   RpcBackend   - every create and lstat is one RPC to the name's owner (IndexFS)
 //   BulkBackend  - creates are sorted in memory per owner and written as tables, which the
 //                  owners ingest at commit (IndexFS with bulk insertion); lstats are RPCs
-//   LocalBackend - the rank's own store, no servers (DeltaFS write phase)
+//   LocalBackend - the rank's own store, no servers (DeltaFS write phase); creates are
+//                  batched like a buffered write-ahead log
 // A backend is used by one thread. A false return means the transport or store failed
 // (*error says how); the job cannot go on.
 #pragma once
@@ -49,6 +50,7 @@ std::unique_ptr<ClientBackend> NewRpcBackend(ServerSet* servers);
 // Tables go to <table_dir>/p<partition>-NNNNNN.sst; the servers must see that path.
 std::unique_ptr<ClientBackend> NewBulkBackend(ServerSet* servers, const StoreOptions& options,
                                               std::string table_dir);
-std::unique_ptr<ClientBackend> NewLocalBackend(std::unique_ptr<Store> store);
+// Creates reach the store in batches of about `batch_bytes` (0: one create per write).
+std::unique_ptr<ClientBackend> NewLocalBackend(std::unique_ptr<Store> store, size_t batch_bytes);
 
 }  // namespace deltameta

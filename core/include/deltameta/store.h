@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <rocksdb/db.h>
+#include <rocksdb/write_batch.h>
 
 #include "deltameta/layout.h"
 #include "deltameta/stat_codec.h"
@@ -32,6 +33,8 @@ class Store {
   bool read_only() const { return read_only_; }
 
   rocksdb::Status Put(std::string_view key, const FileStat& stat);
+  // Applies a batch of puts atomically.
+  rocksdb::Status Write(rocksdb::WriteBatch* batch);
   // Returns NotFound if absent.
   rocksdb::Status Get(std::string_view key, std::string* value);
   // Moves (links) the given table files into the store.

@@ -25,6 +25,10 @@ struct StoreOptions {
   bool disable_compaction = false;          // disable_compaction -> disable_auto_compactions
   bool disable_write_ahead_logging = false; // disable_write_ahead_logging -> WriteOptions::disableWAL
   int64_t write_ahead_log_buffer = 64 << 10;// write_ahead_log_buffer -> buffered WAL of this size
+  // Not an environment setting: set for write-only stores (the DeltaFS write phase), whose
+  // memtable is an unsorted vector sorted once at flush, which is cheap to insert into
+  // but slow to read before it is flushed.
+  bool write_only = false;
 
   // Overrides the defaults from DELTAFS_Db_* variables. Returns false with *error naming
   // the variable if one is unknown or its value is malformed or out of range.
