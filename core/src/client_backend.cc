@@ -206,8 +206,9 @@ class LocalBackend : public ClientBackend {
 }  // namespace
 
 std::unique_ptr<ServerSet> ServerSet::Connect(const std::string& info_uri, int client_rank,
-                                              std::chrono::milliseconds timeout, std::string* error) {
-  auto info_conn = RpcClient::Connect(info_uri, timeout, error);
+                                              std::chrono::milliseconds timeout, bool allow_local,
+                                              std::string* error) {
+  auto info_conn = RpcClient::Connect(info_uri, timeout, allow_local, error);
   if (!info_conn) return nullptr;
   std::string frame;
   EncodeInfo(info_conn->NextSeq(), &frame);
@@ -222,11 +223,17 @@ std::unique_ptr<ServerSet> ServerSet::Connect(const std::string& info_uri, int c
   const size_t ranks = info.addresses.size() / info.ports_per_rank;
   for (size_t r = 0; r < ranks; r++) {
     const std::string& addr = info.addresses[r * info.ports_per_rank + client_rank % info.ports_per_rank];
-    auto c = RpcClient::Connect(addr, timeout, error);
+    auto c = RpcClient::Connect(addr, timeout, allow_local, error);
     if (!c) return nullptr;
     set->servers_.push_back(std::move(c));
   }
   return set;
+}
+
+std::string ServerSet::transport() const {
+  size_t local = 0;
+  for (const auto& s : servers_) local += std::string(s->transport()) == "unix";
+  return local == servers_.size() ? "unix" : local == 0 ? "tcp" : "mixed";
 }
 
 bool ServerSet::QueryStats(bool count_entries, double* cpu_s, uint64_t* entries, std::string* error) {

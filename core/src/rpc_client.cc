@@ -7,13 +7,16 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <thread>
 
 #include "deltameta/byte_order.h"
+#include "deltameta/transport.h"
 
 namespace deltameta {
 namespace {
@@ -46,6 +49,22 @@ int ConnectOnce(const addrinfo* ai, std::chrono::milliseconds wait) {
   return fd;
 }
 
+// Connects to the same-host socket of host:port; -1 if there is none in this namespace.
+int ConnectLocal(const std::string& host, uint16_t port) {
+  const std::string name = LocalSocketName(host, port);
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  if (name.size() > sizeof(a.sun_path)) return -1;
+  std::memcpy(a.sun_path, name.data(), name.size());
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd >= 0 && connect(fd, reinterpret_cast<sockaddr*>(&a),
+                         static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + name.size())) != 0) {
+    close(fd);
+    fd = -1;
+  }
+  return fd;
+}
+
 }  // namespace
 
 bool ParseAddress(const std::string& uri, std::string* host, uint16_t* port, std::string* error) {
@@ -63,10 +82,16 @@ bool ParseAddress(const std::string& uri, std::string* host, uint16_t* port, std
 }
 
 std::unique_ptr<RpcClient> RpcClient::Connect(const std::string& address, std::chrono::milliseconds timeout,
-                                              std::string* error) {
+                                              bool allow_local, std::string* error) {
   std::string host;
   uint16_t port = 0;
   if (!ParseAddress(address, &host, &port, error)) return nullptr;
+  timeval tv{static_cast<time_t>(timeout.count() / 1000), static_cast<suseconds_t>(timeout.count() % 1000 * 1000)};
+  if (int fd = allow_local ? ConnectLocal(host, port) : -1; fd >= 0) {
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    return std::unique_ptr<RpcClient>(new RpcClient(fd, address, timeout, true));
+  }
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -95,10 +120,9 @@ std::unique_ptr<RpcClient> RpcClient::Connect(const std::string& address, std::c
   }
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-  timeval tv{static_cast<time_t>(timeout.count() / 1000), static_cast<suseconds_t>(timeout.count() % 1000 * 1000)};
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-  return std::unique_ptr<RpcClient>(new RpcClient(fd, address, timeout));
+  return std::unique_ptr<RpcClient>(new RpcClient(fd, address, timeout, false));
 }
 
 RpcClient::~RpcClient() { close(fd_); }

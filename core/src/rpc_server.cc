@@ -1,8 +1,11 @@
 // Event-loop RPC server: see rpc_server.h.
 #include "deltameta/rpc_server.h"
 
+#include "deltameta/transport.h"
+
 #include <cstdio>
 #include <cstring>
+#include <type_traits>
 
 #include <asio/steady_timer.hpp>
 #include <asio/write.hpp>
@@ -13,20 +16,25 @@ namespace {
 // One client connection. It waits for readability (no speculative read), reads what has
 // arrived, serves every complete frame in it and writes the replies at once; only a reply
 // the socket cannot take whole waits for writability. Three system calls per request.
-class Connection : public std::enable_shared_from_this<Connection> {
+template <typename Protocol>
+class Connection : public std::enable_shared_from_this<Connection<Protocol>> {
  public:
-  Connection(asio::ip::tcp::socket socket, FrameHandler* handler, const std::string& log_prefix)
+  Connection(typename Protocol::socket socket, FrameHandler* handler, const std::string& log_prefix)
       : socket_(std::move(socket)), handler_(handler), log_prefix_(log_prefix) {
     asio::error_code ec;
-    auto ep = socket_.remote_endpoint(ec);
-    peer_ = ec ? "unknown peer" : ep.address().to_string() + ":" + std::to_string(ep.port());
-    socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+    if constexpr (std::is_same_v<Protocol, asio::ip::tcp>) {
+      auto ep = socket_.remote_endpoint(ec);
+      peer_ = ec ? "unknown peer" : ep.address().to_string() + ":" + std::to_string(ep.port());
+      socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+    } else {
+      peer_ = "a local (Unix socket) peer";
+    }
     socket_.non_blocking(true, ec);
     in_.resize(kInitialBuffer);
   }
 
   void WaitForRequest() {
-    auto self = shared_from_this();
+    auto self = this->shared_from_this();
     socket_.async_wait(asio::socket_base::wait_read, [self](const asio::error_code& ec) {
       if (!ec) self->OnReadable();
     });
@@ -67,7 +75,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     size_t written = out_.empty() ? 0 : socket_.write_some(asio::buffer(out_), ec);
     if (ec && ec != asio::error::would_block) return;
     if (written == out_.size()) return WaitForRequest();
-    auto self = shared_from_this();
+    auto self = this->shared_from_this();
     asio::async_write(socket_, asio::buffer(out_.data() + written, out_.size() - written),
                       [self](const asio::error_code& wec, size_t) {
                         if (!wec) self->WaitForRequest();
@@ -84,7 +92,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     std::fprintf(stderr, "%s: %s from %s\n", log_prefix_.c_str(), what, peer_.c_str());
   }
 
-  asio::ip::tcp::socket socket_;
+  typename Protocol::socket socket_;
   FrameHandler* handler_;
   std::string log_prefix_;
   std::string peer_;
@@ -130,25 +138,40 @@ uint16_t RpcServer::Listen(const std::string& ip, uint16_t port, std::string* er
     return 0;
   }
   uint16_t bound = acceptor->local_endpoint().port();
-  acceptors_.push_back(std::move(acceptor));
-  Accept(acceptors_.back().get());
+  tcp_acceptors_.push_back(std::move(acceptor));
+  Accept<asio::ip::tcp>(tcp_acceptors_.back().get());
+
+  // The same-host listener is an optimisation: without it clients simply use TCP.
+  auto local = std::make_unique<asio::local::stream_protocol::acceptor>(*loops_[0]);
+  asio::local::stream_protocol::endpoint local_ep(LocalSocketName(ip, bound));
+  local->open(local_ep.protocol(), ec);
+  if (!ec) local->bind(local_ep, ec);
+  if (!ec) local->listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    std::fprintf(stderr, "%s: no same-host listener for %s:%u (%s); clients use TCP\n", log_prefix_.c_str(),
+                 ip.c_str(), bound, ec.message().c_str());
+  } else {
+    local_acceptors_.push_back(std::move(local));
+    Accept<asio::local::stream_protocol>(local_acceptors_.back().get());
+  }
   return bound;
 }
 
-void RpcServer::Accept(asio::ip::tcp::acceptor* acceptor) {
+template <typename Protocol>
+void RpcServer::Accept(typename Protocol::acceptor* acceptor) {
   asio::io_context& loop = *loops_[next_loop_++ % loops_.size()];
-  acceptor->async_accept(loop, [this, acceptor](const asio::error_code& ec, asio::ip::tcp::socket socket) {
+  acceptor->async_accept(loop, [this, acceptor](const asio::error_code& ec, typename Protocol::socket socket) {
     if (ec == asio::error::operation_aborted) return;
     if (!ec) {
-      std::make_shared<Connection>(std::move(socket), handler_, log_prefix_)->WaitForRequest();
-      Accept(acceptor);
+      std::make_shared<Connection<Protocol>>(std::move(socket), handler_, log_prefix_)->WaitForRequest();
+      Accept<Protocol>(acceptor);
       return;
     }
     // Out of descriptors or similar: say so, and retry shortly instead of spinning.
     std::fprintf(stderr, "%s: accept failed: %s\n", log_prefix_.c_str(), ec.message().c_str());
     auto timer = std::make_shared<asio::steady_timer>(acceptor->get_executor(), std::chrono::milliseconds(100));
     timer->async_wait([this, acceptor, timer](const asio::error_code& tec) {
-      if (!tec) Accept(acceptor);
+      if (!tec) Accept<Protocol>(acceptor);
     });
   });
 }

@@ -32,6 +32,7 @@ struct ClientFlags {
   bool fs_use_local = false;
   bool use_existing_fs = false;
   std::string info_svr_uri = "tcp://127.0.0.1:10086";
+  std::string rpc_transport = "auto";
   bool skip_fs_checks = false;
   int64_t rpc_timeout = 30;
   bool verify_total = true;
@@ -50,6 +51,8 @@ void RegisterFlags(dm::FlagSet* f, ClientFlags* c) {
   f->Bool("use_existing_fs", &c->use_existing_fs,
           "the namespace exists already (read an existing --fs_use_local store read-only)");
   f->String("info_svr_uri", &c->info_svr_uri, "the servers' info endpoint");
+  f->String("rpc_transport", &c->rpc_transport,
+            "auto: servers in this network namespace over Unix sockets, others TCP; tcp: always TCP");
   f->Bool("skip_fs_checks", &c->skip_fs_checks, "accepted for the seed guide's command lines (checks are the server's)");
   f->Int("rpc_timeout", &c->rpc_timeout, 1, 3600, "seconds to wait for a server (connect and each reply)");
   f->Bool("verify_total", &c->verify_total, "after the read phases, check the store holds exactly ranks x n entries");
@@ -63,6 +66,7 @@ std::string Validate(const ClientFlags& f) {
   if (f.fs_use_local && f.write_phases == 0 && !f.use_existing_fs)
     return "--write_phases=0 with --fs_use_local=1 reads an existing store: add --use_existing_fs=1";
   if (f.bk && f.write_phases == 0) return "--bk=1 needs a write phase";
+  if (f.rpc_transport != "auto" && f.rpc_transport != "tcp") return "--rpc_transport must be auto or tcp";
   return "";
 }
 
@@ -126,8 +130,8 @@ class ClientJob {
       local_store_ = store.get();
       if (ok) backend_ = dm::NewLocalBackend(std::move(store), static_cast<size_t>(options_.write_ahead_log_buffer));
     } else {
-      servers_ = dm::ServerSet::Connect(flags_.info_svr_uri, mpi_.rank(),
-                                        std::chrono::seconds(flags_.rpc_timeout), &error);
+      servers_ = dm::ServerSet::Connect(flags_.info_svr_uri, mpi_.rank(), std::chrono::seconds(flags_.rpc_timeout),
+                                        flags_.rpc_transport == "auto", &error);
       ok = servers_ != nullptr;
       if (ok && flags_.bk) {
         const std::string dir = std::filesystem::absolute(flags_.db).string() + "/r" + std::to_string(mpi_.rank());
@@ -190,6 +194,7 @@ class ClientJob {
     nlohmann::json doc = dm::PhaseJson(kTool, write ? "insert" : "lstat", job, params_, true);
     doc["phase_index"] = index;
     doc["servers"] = servers_ ? servers_->size() : 0;
+    doc["transport"] = servers_ ? servers_->transport() : "none";
     json->Append(doc);
     *errors += job.counters.errors();
     return true;

@@ -1,4 +1,5 @@
-// An event-loop RPC server (Asio): accepts connections on one or more ports and serves
+// An event-loop RPC server (Asio): accepts connections on one or more TCP ports, each
+// with a same-host twin (transport.h), and serves
 // them on `threads` loops, each loop a thread of its own with its own connections (no
 // hand-off between threads per request). Every valid request frame goes to a FrameHandler;
 // a connection that sends a malformed frame is dropped with one log line, the others go on.
@@ -13,6 +14,7 @@
 #include <asio/executor_work_guard.hpp>
 #include <asio/io_context.hpp>
 #include <asio/ip/tcp.hpp>
+#include <asio/local/stream_protocol.hpp>
 #include <asio/signal_set.hpp>
 
 #include "deltameta/wire.h"
@@ -45,14 +47,16 @@ class RpcServer {
 
  private:
   using WorkGuard = asio::executor_work_guard<asio::io_context::executor_type>;
-  void Accept(asio::ip::tcp::acceptor* acceptor);
+  template <typename Protocol>
+  void Accept(typename Protocol::acceptor* acceptor);
 
   FrameHandler* handler_;
   std::string log_prefix_;
   std::vector<std::unique_ptr<asio::io_context>> loops_;
   std::vector<WorkGuard> guards_;
   std::unique_ptr<asio::signal_set> signals_;
-  std::vector<std::unique_ptr<asio::ip::tcp::acceptor>> acceptors_;
+  std::vector<std::unique_ptr<asio::ip::tcp::acceptor>> tcp_acceptors_;
+  std::vector<std::unique_ptr<asio::local::stream_protocol::acceptor>> local_acceptors_;
   std::vector<std::thread> threads_;
   size_t next_loop_ = 0;
 };

@@ -42,15 +42,20 @@ class ThreeRuns(unittest.TestCase):
         self.assertEqual(self.s.stop_servers(servers), 0, servers.job.stderr())
         self.assertFalse(os.path.exists(servers.ready_file), "the ready file outlived the servers")
 
-    def indexfs(self, run, share_dir, extra=()):
+    def indexfs(self, run, share_dir, extra=(), transport="unix"):
         srv = self.s.start_servers("svr", SERVERS, self.s.path(run, "svr"), SERVER_FLAGS, SERVER_ENV)
         args = flags(share_dir=share_dir, n=N) + list(extra)
         args += flags(read_phases=1, info_svr_uri=srv.uri, skip_fs_checks=0)
-        self.check_client(self.s.client("cli", CLIENTS, args), ["insert", "fstats"], True)
+        r = self.s.client("cli", CLIENTS, args)
+        self.check_client(r, ["insert", "fstats"], True)
+        self.assertEqual({d["transport"] for d in r.docs}, {transport})
         self.stop(srv)
 
     def test_run1_indexfs(self):
         self.indexfs("run1", 1)
+
+    def test_run1_indexfs_over_tcp(self):
+        self.indexfs("run1", 1, flags(rpc_transport="tcp"), transport="tcp")
 
     def test_run1_indexfs_private_dirs(self):
         self.indexfs("run1", 0)
