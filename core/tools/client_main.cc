@@ -10,6 +10,7 @@
 #include "deltameta/build_info.h"
 #include "deltameta/client_backend.h"
 #include "deltameta/flags.h"
+#include "deltameta/tool_args.h"
 #include "deltameta/mpi_util.h"
 #include "deltameta/phase_report.h"
 #include "deltameta/workload.h"
@@ -265,18 +266,10 @@ int main(int argc, char** argv) {
   ClientFlags flags;
   dm::FlagSet set(kTool, "Metadata benchmark client job: creates and lstats --n files per MPI rank.");
   RegisterFlags(&set, &flags);
-  std::string error;
-  dm::FlagSet::Result r = set.Parse(argc, argv, &error);
-  if (r == dm::FlagSet::Result::kHelp) {
-    if (mpi.rank() == 0) std::printf("%s", set.Usage().c_str());
-    return 0;
-  }
   dm::StoreOptions options;
-  if (r == dm::FlagSet::Result::kOk) error = Validate(flags);
-  if (r == dm::FlagSet::Result::kError || !error.empty() || !options.LoadFromEnvironment(&error)) {
-    if (mpi.rank() == 0) dm::PrintError(kTool, error);
-    return 2;
-  }
+  int exit_code = dm::ParseToolArgs(mpi, kTool, &set, argc, argv, [&flags] { return Validate(flags); }, &options);
+  if (exit_code >= 0) return exit_code;
+  std::string error;
   dm::JsonLinesFile json;
   bool json_ok = mpi.rank() != 0 || json.Open(flags.json, &error);
   if (!dm::AllRanksOk(json_ok, kTool, error, MPI_COMM_WORLD)) return 2;

@@ -9,6 +9,7 @@
 
 #include "deltameta/build_info.h"
 #include "deltameta/flags.h"
+#include "deltameta/tool_args.h"
 #include "deltameta/key.h"
 #include "deltameta/mpi_util.h"
 #include "deltameta/partition.h"
@@ -276,20 +277,11 @@ int main(int argc, char** argv) {
   CompactorFlags flags;
   dm::FlagSet set(kTool, "DeltaFS parallel compaction job: one output partition per MPI rank.");
   RegisterFlags(&set, &flags);
-  std::string error;
-  dm::FlagSet::Result r = set.Parse(argc, argv, &error);
-  if (r == dm::FlagSet::Result::kHelp) {
-    if (mpi.rank() == 0) std::printf("%s", set.Usage().c_str());
-    return 0;
-  }
-  if (r == dm::FlagSet::Result::kOk && (flags.src_dir.empty() || flags.dst_dir.empty())) {
-    error = "--src_dir and --dst_dir are required";
-  }
   dm::StoreOptions options;
-  if (r == dm::FlagSet::Result::kError || !error.empty() || !options.LoadFromEnvironment(&error)) {
-    if (mpi.rank() == 0) dm::PrintError(kTool, error);
-    return 2;
-  }
+  int exit_code = dm::ParseToolArgs(mpi, kTool, &set, argc, argv, [&flags] {
+    return flags.src_dir.empty() || flags.dst_dir.empty() ? "--src_dir and --dst_dir are required" : "";
+  }, &options);
+  if (exit_code >= 0) return exit_code;
   if (mpi.rank() == 0) PrintHeader(flags, options, mpi.size());
   nlohmann::json params = set.Values();
   params["ranks"] = mpi.size();

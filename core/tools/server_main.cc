@@ -9,6 +9,7 @@
 
 #include "deltameta/build_info.h"
 #include "deltameta/flags.h"
+#include "deltameta/tool_args.h"
 #include "deltameta/metadata_service.h"
 #include "deltameta/mpi_util.h"
 #include "deltameta/rpc_server.h"
@@ -159,18 +160,11 @@ int main(int argc, char** argv) {
   ServerFlags flags;
   dm::FlagSet set(kTool, "Metadata server job: one partition per MPI rank, stopped by SIGINT/SIGTERM.");
   RegisterFlags(&set, &flags);
-  std::string error;
-  dm::FlagSet::Result r = set.Parse(argc, argv, &error);
-  if (r == dm::FlagSet::Result::kHelp) {
-    if (mpi.rank() == 0) std::printf("%s", set.Usage().c_str());
-    return 0;
-  }
   dm::StoreOptions options;
-  if (r == dm::FlagSet::Result::kOk && flags.db.empty()) error = "--db is required (the store root directory)";
-  if (r == dm::FlagSet::Result::kError || !error.empty() || !options.LoadFromEnvironment(&error)) {
-    if (mpi.rank() == 0) dm::PrintError(kTool, error);
-    return 2;
-  }
+  int exit_code = dm::ParseToolArgs(
+      mpi, kTool, &set, argc, argv,
+      [&flags] { return flags.db.empty() ? "--db is required (the store root directory)" : ""; }, &options);
+  if (exit_code >= 0) return exit_code;
   if (flags.use_existing_fs) options.disable_write_ahead_logging = true;
   if (mpi.rank() == 0) PrintHeader(flags, options, mpi.size());
   return Serve(mpi, flags, options);
