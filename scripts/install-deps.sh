@@ -3,7 +3,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config git python3 python3-venv
+  build-essential cmake pkg-config git procps python3 python3-venv
   mpich libmpich-dev
   librocksdb-dev libsnappy-dev
   libasio-dev nlohmann-json3-dev libgtest-dev
