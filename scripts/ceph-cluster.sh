@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# A throw-away single-node Ceph cluster for tests and the workflow: one monitor and one
+# in-memory OSD on 127.0.0.1 (messenger v2), no systemd, no authentication, everything
+# (config, data, logs, PIDs) in one directory. Ready in a few seconds.
+#   scripts/ceph-cluster.sh start DIR [--port N] [--pool NAME] [--memory-mb N]
+#   scripts/ceph-cluster.sh stop DIR
+# `start` prints the lines to reach it (CEPH_CONF=..., pool) and writes them to DIR/env.
+set -euo pipefail
+
+die() { echo "ceph-cluster: $*" >&2; exit 1; }
+
+usage() { die "usage: $0 start DIR [--port N] [--pool NAME] [--memory-mb N] | stop DIR"; }
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+port_taken() {
+  python3 -c 'import socket,sys; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+try: s.bind(("127.0.0.1", int(sys.argv[1])))
+except OSError: sys.exit(0)
+sys.exit(1)' "$1"
+}
+
+# Runs a ceph CLI command against this cluster, never waiting more than 20 seconds.
+cli() { timeout 25 ceph -c "$dir/ceph.conf" --connect-timeout 20 "$@"; }
+
+wait_for() {  # wait_for SECONDS DESCRIPTION COMMAND...
+  local deadline=$((SECONDS + $1)) what=$2
+  shift 2
+  until "$@" >/dev/null 2>&1; do
+    [ $SECONDS -lt $deadline ] || die "$what did not happen within the time limit (logs in $dir/log)"
+    sleep 0.2
+  done
+}
+
+stop_pid() {  # stop_pid NAME: SIGTERM the daemon recorded in DIR/NAME.pid and wait for it
+  local f="$dir/$1.pid" pid
+  [ -f "$f" ] || return 0
+  pid=$(cat "$f")
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid"
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid"
+  fi
+  rm -f "$f"
+}
+
+start() {
+  local port="" pool=deltameta memory_mb=1024
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --port) port=$2; shift 2 ;;
+      --pool) pool=$2; shift 2 ;;
+      --memory-mb) memory_mb=$2; shift 2 ;;
+      *) usage ;;
+    esac
+  done
+  command -v ceph-mon >/dev/null || die "ceph-mon not found: run scripts/install-deps.sh"
+  [ ! -e "$dir/mon.pid" ] || die "$dir already holds a cluster: stop it first ($0 stop $dir)"
+  [ -n "$port" ] || port=$(free_port)
+  # A second monitor on a taken port would silently talk to the other cluster.
+  ! port_taken "$port" || die "port $port on 127.0.0.1 is in use: pick another with --port"
+  mkdir -p "$dir/mon" "$dir/osd" "$dir/log" "$dir/run"
+  local fsid
+  fsid=$(python3 -c 'import uuid; print(uuid.uuid4())')
+  cat > "$dir/ceph.conf" <<CONF
+[global]
+fsid = $fsid
+mon host = v2:127.0.0.1:$port
+ms bind ipv4 = true
+ms bind ipv6 = false
+public addr = 127.0.0.1
+cluster addr = 127.0.0.1
+auth cluster required = none
+auth service required = none
+auth client required = none
+osd objectstore = memstore
+memstore device bytes = $((memory_mb * 1024 * 1024))
+osd pool default size = 1
+osd pool default min size = 1
+osd crush chooseleaf type = 0
+mon allow pool size one = true
+mon allow pool delete = true
+mon warn on pool no redundancy = false
+rados osd op timeout = 30
+rados mon op timeout = 30
+client mount timeout = 30
+run dir = $dir/run
+admin socket = $dir/run/\$name.asok
+log file = $dir/log/\$name.log
+[mon.a]
+mon data = $dir/mon
+[osd.0]
+osd data = $dir/osd
+CONF
+  monmaptool --create --clobber --fsid "$fsid" --addv a "[v2:127.0.0.1:$port]" "$dir/monmap" >/dev/null
+  ceph-mon -c "$dir/ceph.conf" -i a --mkfs --monmap "$dir/monmap" >/dev/null 2>&1 ||
+    die "ceph-mon --mkfs failed (see $dir/log/mon.a.log)"
+  ceph-mon -c "$dir/ceph.conf" -i a -f >>"$dir/log/mon.a.stdout" 2>&1 &
+  echo $! > "$dir/mon.pid"
+  wait_for 30 "the monitor answering" cli mon stat
+  local uuid id
+  uuid=$(python3 -c 'import uuid; print(uuid.uuid4())')
+  id=$(cli osd new "$uuid")
+  [ "$id" = 0 ] || die "expected OSD id 0, got '$id'"
+  ceph-osd -c "$dir/ceph.conf" -i 0 --mkfs --osd-uuid "$uuid" >/dev/null 2>&1 ||
+    die "ceph-osd --mkfs failed (see $dir/log/osd.0.log)"
+  ceph-osd -c "$dir/ceph.conf" -i 0 -f >>"$dir/log/osd.0.stdout" 2>&1 &
+  echo $! > "$dir/osd.pid"
+  wait_for 60 "the OSD coming up" bash -c "timeout 25 ceph -c '$dir/ceph.conf' --connect-timeout 20 osd stat | grep -q '1 up'"
+  cli osd pool create "$pool" 8 >/dev/null 2>&1
+  wait_for 60 "pool $pool accepting writes" bash -c \
+    "echo ok | timeout 25 rados -c '$dir/ceph.conf' -p '$pool' put ceph-cluster-ready -"
+  printf 'CEPH_CONF=%s\nCEPH_POOL=%s\nCEPH_MON=127.0.0.1:%s\n' "$dir/ceph.conf" "$pool" "$port" | tee "$dir/env"
+}
+
+[ $# -ge 2 ] || usage
+cmd=$1
+dir=$(mkdir -p "$2" && cd "$2" && pwd)
+shift 2
+case "$cmd" in
+  start)
+    if ! (start "$@"); then
+      stop_pid osd; stop_pid mon
+      exit 1
+    fi ;;
+  stop)
+    [ $# -eq 0 ] || usage
+    stop_pid osd   # the OSD before the monitor, or it waits for a monitor that is gone
+    stop_pid mon ;;
+  *) usage ;;
+esac

@@ -1,0 +1,71 @@
+"""scripts/ceph-cluster.sh: a throw-away single-node Ceph cluster starts, stores and returns
+objects, refuses a taken port or a second start, and stops leaving no daemon behind."""
+import os
+import socket
+import subprocess
+
+import pytest
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+SCRIPT = os.path.join(REPO, "scripts", "ceph-cluster.sh")
+
+
+def cluster(*args, timeout=180):
+    return subprocess.run(["bash", SCRIPT, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def daemon_pids(d):
+    pids = []
+    for name in ("mon", "osd"):
+        path = os.path.join(d, name + ".pid")
+        if os.path.exists(path):
+            pids.append(int(open(path).read()))
+    return pids
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return open(f"/proc/{pid}/stat").read().split(")")[1].split()[0] != "Z"
+
+
+@pytest.fixture
+def running(tmp_path):
+    d = str(tmp_path / "ceph")
+    res = cluster("start", d)
+    assert res.returncode == 0, res.stderr
+    pids = daemon_pids(d)
+    yield d, res.stdout, pids
+    cluster("stop", d)
+    assert not [p for p in pids if alive(p)]
+
+
+def test_start_prints_how_to_reach_it_and_stores_objects(running, tmp_path):
+    d, out, pids = running
+    assert len(pids) == 2 and all(alive(p) for p in pids)
+    env = dict(line.split("=", 1) for line in out.split())
+    assert env["CEPH_CONF"] == os.path.join(d, "ceph.conf") and env["CEPH_POOL"] == "deltameta"
+    payload = tmp_path / "payload"
+    payload.write_bytes(os.urandom(3 << 20))
+    rados = ["rados", "-c", env["CEPH_CONF"], "-p", env["CEPH_POOL"]]
+    subprocess.run(rados + ["put", "obj", str(payload)], check=True, timeout=60)
+    got = subprocess.run(rados + ["get", "obj", "-"], check=True, capture_output=True, timeout=60).stdout
+    assert got == payload.read_bytes()
+
+
+def test_second_start_in_the_same_directory_is_refused(running):
+    d, _, _ = running
+    res = cluster("start", d)
+    assert res.returncode != 0 and "already holds a cluster" in res.stderr
+
+
+def test_taken_port_is_refused(tmp_path):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        res = cluster("start", str(tmp_path / "c"), "--port", str(port))
+    assert res.returncode != 0 and f"port {port} on 127.0.0.1 is in use" in res.stderr
+    assert daemon_pids(str(tmp_path / "c")) == []
