@@ -60,8 +60,8 @@ class RpcBackend : public ClientBackend {
 // Creates buffered per owner as records [key length u8][key][encoded stat].
 class BulkBackend : public ClientBackend {
  public:
-  BulkBackend(ServerSet* servers, const StoreOptions& options, std::string table_dir)
-      : rpc_(servers), servers_(servers), options_(options), table_dir_(std::move(table_dir)),
+  BulkBackend(ServerSet* servers, const StoreOptions& options, const StorageLocation& table_dir)
+      : rpc_(servers), servers_(servers), options_(options), table_dir_(table_dir),
         buffers_(servers->size()) {}
 
   bool Create(uint64_t dir_id, std::string_view name, const FileStat& stat, OpStatus* status,
@@ -104,7 +104,7 @@ class BulkBackend : public ClientBackend {
     Buffer& b = buffers_[p];
     std::sort(b.offsets.begin(), b.offsets.end(),
               [&b](size_t x, size_t y) { return KeyAt(b.arena, x) < KeyAt(b.arena, y); });
-    TableWriter writer(options_, table_dir_ + "/p" + std::to_string(p) + "-");
+    TableWriter writer(options_, table_dir_, "p" + std::to_string(p) + "-");
     rocksdb::Status s;
     std::string_view last;
     for (size_t off : b.offsets) {
@@ -115,7 +115,7 @@ class BulkBackend : public ClientBackend {
       last = key;
     }
     if (s.ok()) s = writer.Finish(tables);
-    if (!s.ok()) *error = "cannot write bulk-insertion tables in " + table_dir_ + ": " + s.ToString();
+    if (!s.ok()) *error = "cannot write bulk-insertion tables in " + table_dir_.uri() + ": " + s.ToString();
     return s.ok();
   }
 
@@ -143,7 +143,7 @@ class BulkBackend : public ClientBackend {
   RpcBackend rpc_;
   ServerSet* servers_;
   StoreOptions options_;
-  std::string table_dir_;
+  StorageLocation table_dir_;
   std::vector<Buffer> buffers_;
 };
 
@@ -185,7 +185,7 @@ class LocalBackend : public ClientBackend {
     if (store_->read_only()) return true;
     if (!WritePending(error)) return false;
     rocksdb::Status s = store_->Flush();
-    if (!s.ok()) *error = "cannot flush store " + store_->path() + ": " + s.ToString();
+    if (!s.ok()) *error = "cannot flush store " + store_->location().uri() + ": " + s.ToString();
     return s.ok();
   }
 
@@ -193,7 +193,7 @@ class LocalBackend : public ClientBackend {
   bool WritePending(std::string* error) {
     rocksdb::Status s = store_->Write(&pending_);
     pending_.Clear();
-    if (!s.ok()) *error = "cannot write to store " + store_->path() + ": " + s.ToString();
+    if (!s.ok()) *error = "cannot write to store " + store_->location().uri() + ": " + s.ToString();
     return s.ok();
   }
 
@@ -258,8 +258,8 @@ bool ServerSet::QueryStats(bool count_entries, double* cpu_s, uint64_t* entries,
 std::unique_ptr<ClientBackend> NewRpcBackend(ServerSet* servers) { return std::make_unique<RpcBackend>(servers); }
 
 std::unique_ptr<ClientBackend> NewBulkBackend(ServerSet* servers, const StoreOptions& options,
-                                              std::string table_dir) {
-  return std::make_unique<BulkBackend>(servers, options, std::move(table_dir));
+                                              const StorageLocation& table_dir) {
+  return std::make_unique<BulkBackend>(servers, options, table_dir);
 }
 
 std::unique_ptr<ClientBackend> NewLocalBackend(std::unique_ptr<Store> store, size_t batch_bytes) {

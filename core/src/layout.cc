@@ -13,21 +13,26 @@ std::string StoreLayout::Describe() const {
          " of " + std::to_string(count);
 }
 
-bool WriteLayout(const std::string& dir, const StoreLayout& layout, std::string* error) {
+bool WriteLayout(const StorageLocation& dir, const StoreLayout& layout, std::string* error) {
   std::string text = "deltameta-store 1 " +
                      std::string(layout.kind == StoreLayout::Kind::kPartition ? "partition" : "origin") + " " +
                      std::to_string(layout.index) + " " + std::to_string(layout.count) + "\n";
-  rocksdb::Status s = rocksdb::WriteStringToFile(rocksdb::Env::Default(), text, dir + "/" + kLayoutFileName, true);
-  if (!s.ok()) *error = "cannot write the layout marker in " + dir + ": " + s.ToString();
+  rocksdb::Status s = rocksdb::WriteStringToFile(dir.env(), text, dir.Child(kLayoutFileName).path(), true);
+  if (!s.ok()) *error = "cannot write the layout marker in " + dir.uri() + ": " + s.ToString();
   return s.ok();
 }
 
-bool ReadLayout(const std::string& dir, StoreLayout* layout, std::string* error) {
-  const std::string path = dir + "/" + kLayoutFileName;
+bool ReadLayout(const StorageLocation& dir, StoreLayout* layout, std::string* error) {
+  const StorageLocation marker = dir.Child(kLayoutFileName);
+  const std::string& path = marker.uri();
   std::string text;
-  rocksdb::Status s = rocksdb::ReadFileToString(rocksdb::Env::Default(), path, &text);
+  rocksdb::Status s = rocksdb::ReadFileToString(dir.env(), marker.path(), &text);
+  if (s.IsNotFound() || s.IsPathNotFound()) {
+    *error = dir.uri() + " is not a deltameta store (no " + kLayoutFileName + ")";
+    return false;
+  }
   if (!s.ok()) {
-    *error = dir + " is not a deltameta store (no " + kLayoutFileName + ")";
+    *error = "cannot read " + path + ": " + s.ToString();
     return false;
   }
   std::istringstream in(text);

@@ -3,7 +3,6 @@
 
 #include <cstdarg>
 #include <cstdio>
-#include <filesystem>
 
 namespace deltameta {
 namespace {
@@ -22,48 +21,46 @@ class StderrLogger : public rocksdb::Logger {
 
 }  // namespace
 
-bool DirectoryHasEntries(const std::string& dir) {
-  std::error_code ec;
-  return std::filesystem::is_directory(dir, ec) && !std::filesystem::is_empty(dir, ec);
-}
-
-std::unique_ptr<Store> Store::Open(const std::string& path, Mode mode, const StoreOptions& options,
+std::unique_ptr<Store> Store::Open(const std::string& uri, Mode mode, const StoreOptions& options,
                                    const StoreLayout& create_layout, std::string* error) {
+  StorageLocation where;
+  if (!StorageLocation::Resolve(uri, &where, error)) return nullptr;
+  const std::string& path = where.path();
   rocksdb::Options o = options.ToRocksDb();
+  o.env = where.env();
   rocksdb::DB* db = nullptr;
   StoreLayout layout = create_layout;
   if (mode == Mode::kCreate) {
-    if (DirectoryHasEntries(path)) {
-      *error = "a store already exists at " + path + ": remove it, or open it with --use_existing_fs=1";
+    if (where.HasEntries()) {
+      *error = "a store already exists at " + uri + ": remove it, or open it with --use_existing_fs=1";
       return nullptr;
     }
-    std::error_code ec;
-    std::filesystem::create_directories(path, ec);
-    if (ec) {
-      *error = "cannot create store directory " + path + ": " + ec.message();
+    rocksdb::Status s = where.CreateDirs();
+    if (!s.ok()) {
+      *error = "cannot create store directory " + uri + ": " + s.ToString();
       return nullptr;
     }
     o.error_if_exists = true;
-    rocksdb::Status s = rocksdb::DB::Open(o, path, &db);
+    s = rocksdb::DB::Open(o, path, &db);
     if (!s.ok()) {
-      *error = "cannot create store at " + path + ": " + s.ToString();
+      *error = "cannot create store at " + uri + ": " + s.ToString();
       return nullptr;
     }
-    if (!WriteLayout(path, layout, error)) {
+    if (!WriteLayout(where, layout, error)) {
       delete db;
       return nullptr;
     }
   } else {
-    if (!std::filesystem::exists(path)) {
-      *error = "no store at " + path + ": run the write phase first, or drop --use_existing_fs=1";
+    if (!where.Exists()) {
+      *error = "no store at " + uri + ": run the write phase first, or drop --use_existing_fs=1";
       return nullptr;
     }
-    if (!ReadLayout(path, &layout, error)) return nullptr;
+    if (!ReadLayout(where, &layout, error)) return nullptr;
     o.create_if_missing = false;
     o.info_log = std::make_shared<StderrLogger>();
     rocksdb::Status s = rocksdb::DB::OpenForReadOnly(o, path, &db);
     if (!s.ok()) {
-      *error = "cannot open store at " + path + " read-only: " + s.ToString();
+      *error = "cannot open store at " + uri + " read-only: " + s.ToString();
       return nullptr;
     }
     std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions()));
@@ -71,12 +68,12 @@ std::unique_ptr<Store> Store::Open(const std::string& path, Mode mode, const Sto
     if (!it->Valid()) {
       it.reset();
       delete db;
-      *error = "the store at " + path + " is empty: run the write phase first";
+      *error = "the store at " + uri + " is empty: run the write phase first";
       return nullptr;
     }
   }
   return std::unique_ptr<Store>(
-      new Store(path, layout, mode == Mode::kReadOnly, options.ToWriteOptions(), db));
+      new Store(where, layout, mode == Mode::kReadOnly, options.ToWriteOptions(), db));
 }
 
 Store::~Store() { Close(); }
@@ -94,7 +91,18 @@ rocksdb::Status Store::Get(std::string_view key, std::string* value) {
   return db_->Get(rocksdb::ReadOptions(), rocksdb::Slice(key.data(), key.size()), value);
 }
 
-rocksdb::Status Store::Ingest(const std::vector<std::string>& table_paths) {
+rocksdb::Status Store::Ingest(const std::vector<std::string>& table_uris) {
+  std::vector<std::string> table_paths;
+  for (const std::string& uri : table_uris) {
+    StorageLocation table;
+    std::string error;
+    if (!StorageLocation::Resolve(uri, &table, &error)) return rocksdb::Status::InvalidArgument(error);
+    if (table.env() != location_.env()) {
+      return rocksdb::Status::InvalidArgument(uri + " is not in the file system of the store " + location_.uri() +
+                                              ": write the tables into the same pool or directory tree");
+    }
+    table_paths.push_back(table.path());
+  }
   rocksdb::IngestExternalFileOptions io;
   io.move_files = true;
   return db_->IngestExternalFile(table_paths, io);

@@ -5,19 +5,23 @@
 
 namespace deltameta {
 
-TableWriter::TableWriter(const StoreOptions& options, std::string path_prefix)
+TableWriter::TableWriter(const StoreOptions& options, const StorageLocation& dir, std::string name_prefix)
     : options_(options.ToRocksDb()),
       target_bytes_(static_cast<uint64_t>(options.table_size)),
-      prefix_(std::move(path_prefix)) {}
+      dir_(dir),
+      prefix_(std::move(name_prefix)) {
+  options_.env = dir_.env();
+}
 
 TableWriter::~TableWriter() = default;
 
 rocksdb::Status TableWriter::StartTable() {
   char name[32];
-  std::snprintf(name, sizeof(name), "%06zu.sst", paths_.size() + 1);
+  std::snprintf(name, sizeof(name), "%06zu.sst", uris_.size() + 1);
+  const StorageLocation table = dir_.Child(prefix_ + name);
   writer_ = std::make_unique<rocksdb::SstFileWriter>(rocksdb::EnvOptions(), options_);
-  rocksdb::Status s = writer_->Open(prefix_ + name);
-  if (s.ok()) paths_.push_back(prefix_ + name);
+  rocksdb::Status s = writer_->Open(table.path());
+  if (s.ok()) uris_.push_back(table.uri());
   return s;
 }
 
@@ -33,11 +37,11 @@ rocksdb::Status TableWriter::Add(std::string_view key, std::string_view value) {
   return writer_->Put(rocksdb::Slice(key.data(), key.size()), rocksdb::Slice(value.data(), value.size()));
 }
 
-rocksdb::Status TableWriter::Finish(std::vector<std::string>* paths) {
+rocksdb::Status TableWriter::Finish(std::vector<std::string>* uris) {
   rocksdb::Status s;
   if (writer_) s = writer_->Finish();
   writer_.reset();
-  *paths = paths_;
+  *uris = uris_;
   return s;
 }
 

@@ -5,7 +5,6 @@
 // entry is reported and makes the job exit 1.
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 
 #include "deltameta/build_info.h"
 #include "deltameta/client_backend.h"
@@ -135,11 +134,11 @@ class ClientJob {
                                         flags_.rpc_transport == "auto", &error);
       ok = servers_ != nullptr;
       if (ok && flags_.bk) {
-        const std::string dir = std::filesystem::absolute(flags_.db).string() + "/r" + std::to_string(mpi_.rank());
-        std::error_code ec;
-        std::filesystem::create_directories(dir, ec);
-        if (ec) error = "cannot create the bulk-insertion table directory " + dir + ": " + ec.message();
-        ok = !ec;
+        dm::StorageLocation dir;
+        ok = dm::StorageLocation::Resolve(flags_.db + "/r" + std::to_string(mpi_.rank()), &dir, &error);
+        rocksdb::Status s = ok ? dir.CreateDirs() : rocksdb::Status::OK();
+        if (!s.ok()) error = "cannot create the bulk-insertion table directory " + dir.uri() + ": " + s.ToString();
+        ok = ok && s.ok();
         if (ok) backend_ = dm::NewBulkBackend(servers_.get(), options_, dir);
       } else if (ok) {
         backend_ = dm::NewRpcBackend(servers_.get());

@@ -5,7 +5,6 @@
 // compacted stores are then served read-only by as many server ranks as compactor ranks.
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 
 #include "deltameta/build_info.h"
 #include "deltameta/flags.h"
@@ -19,7 +18,6 @@
 #include "deltameta/table_writer.h"
 
 namespace dm = deltameta;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -47,22 +45,24 @@ void RegisterFlags(dm::FlagSet* f, CompactorFlags* c) {
 }
 
 // Finds the origin stores: <src>/r0 .. r<count-1>, each marked "origin store i of count".
-bool FindSources(const std::string& src, uint32_t* count, std::string* error) {
-  if (!fs::is_directory(src)) {
-    *error = "source " + src + " does not exist: pass the --db of a DeltaFS write phase as --src_dir";
+bool FindSources(const std::string& src_uri, uint32_t* count, std::string* error) {
+  dm::StorageLocation src;
+  if (!dm::StorageLocation::Resolve(src_uri, &src, error)) return false;
+  if (!src.Exists()) {
+    *error = "source " + src_uri + " does not exist: pass the --db of a DeltaFS write phase as --src_dir";
     return false;
   }
   dm::StoreLayout first;
-  if (!dm::ReadLayout(src + "/r0", &first, error)) {
+  if (!dm::ReadLayout(src.Child("r0"), &first, error)) {
     *error += ": pass the --db of a DeltaFS write phase as --src_dir";
     return false;
   }
   for (uint32_t i = 0; i < first.count; i++) {
-    const std::string dir = src + "/r" + std::to_string(i);
+    const dm::StorageLocation dir = src.Child("r" + std::to_string(i));
     dm::StoreLayout l;
     if (!dm::ReadLayout(dir, &l, error)) return false;
     if (l.kind != dm::StoreLayout::Kind::kOrigin || l.index != i || l.count != first.count) {
-      *error = dir + " holds " + l.Describe() + ", expected origin store " + std::to_string(i) + " of " +
+      *error = dir.uri() + " holds " + l.Describe() + ", expected origin store " + std::to_string(i) + " of " +
                std::to_string(first.count);
       return false;
     }
@@ -115,7 +115,7 @@ class OriginSource : public dm::EntrySource {
   }
 
   [[noreturn]] void Corrupt(const std::string& what) {
-    dm::AbortJob(kTool, "source store " + stores_[next_store_ - 1]->path() + " is corrupt (" + what +
+    dm::AbortJob(kTool, "source store " + stores_[next_store_ - 1]->location().uri() + " is corrupt (" + what +
                             "): rerun the write phase");
   }
 
@@ -138,10 +138,10 @@ class PartitionBuilder {
 
   // Writes the sorted entries as tables under `staging` and ingests them into a new store.
   // Counts duplicate keys in *duplicates (the first is kept).
-  bool Build(const std::string& staging, const std::string& path, const dm::StoreOptions& options,
+  bool Build(const dm::StorageLocation& staging, const std::string& path, const dm::StoreOptions& options,
              const dm::StoreLayout& layout, uint64_t* duplicates, std::string* error) {
     std::sort(offsets_.begin(), offsets_.end(), [this](size_t a, size_t b) { return KeyAt(a) < KeyAt(b); });
-    dm::TableWriter writer(options, staging + "/");
+    dm::TableWriter writer(options, staging, "");
     rocksdb::Status s;
     std::string_view last;
     for (size_t off : offsets_) {
@@ -157,7 +157,7 @@ class PartitionBuilder {
     std::vector<std::string> tables;
     if (s.ok()) s = writer.Finish(&tables);
     if (!s.ok()) {
-      *error = "cannot write tables in " + staging + ": " + s.ToString();
+      *error = "cannot write tables in " + staging.uri() + ": " + s.ToString();
       return false;
     }
     auto store = dm::Store::Open(path, dm::Store::Mode::kCreate, options, layout, error);
@@ -194,31 +194,31 @@ int Compact(const dm::MpiSession& mpi, const CompactorFlags& flags, const dm::St
   std::string error;
   uint32_t sources = 0;
   bool ok = FindSources(flags.src_dir, &sources, &error);
-  if (ok && mpi.rank() == 0 && dm::DirectoryHasEntries(flags.dst_dir)) {
+  dm::StorageLocation dst;
+  ok = ok && dm::StorageLocation::Resolve(flags.dst_dir, &dst, &error);
+  if (ok && mpi.rank() == 0 && dst.HasEntries()) {
     if (!flags.overwrite) {
       error = "destination " + flags.dst_dir + " exists and is not empty: remove it or pass --overwrite=1";
       ok = false;
     } else {
-      std::error_code ec;
-      fs::remove_all(flags.dst_dir, ec);
-      if (ec) error = "cannot clear destination " + flags.dst_dir + ": " + ec.message();
-      ok = !ec;
+      rocksdb::Status s = dst.RemoveAll();
+      if (!s.ok()) error = "cannot clear destination " + flags.dst_dir + ": " + s.ToString();
+      ok = s.ok();
     }
   }
   if (!dm::AllRanksOk(ok, kTool, error, MPI_COMM_WORLD)) return 1;
 
-  const std::string path = flags.dst_dir + "/r" + std::to_string(mpi.rank());
-  const std::string staging = flags.dst_dir + "/staging-r" + std::to_string(mpi.rank());
+  const std::string path = dst.Child("r" + std::to_string(mpi.rank())).uri();
+  const dm::StorageLocation staging = dst.Child("staging-r" + std::to_string(mpi.rank()));
   std::vector<std::unique_ptr<dm::Store>> mine;
   for (uint32_t j = static_cast<uint32_t>(mpi.rank()); j < sources && ok; j += static_cast<uint32_t>(mpi.size())) {
     auto s = dm::Store::Open(flags.src_dir + "/r" + std::to_string(j), dm::Store::Mode::kReadOnly, options, {}, &error);
     ok = s != nullptr;
     if (ok) mine.push_back(std::move(s));
   }
-  std::error_code ec;
-  if (ok) fs::create_directories(staging, ec);
-  if (ec) error = "cannot create " + staging + ": " + ec.message();
-  if (!dm::AllRanksOk(ok && !ec, kTool, error, MPI_COMM_WORLD)) return 1;
+  rocksdb::Status created = ok ? staging.CreateDirs() : rocksdb::Status::OK();
+  if (!created.ok()) error = "cannot create " + staging.uri() + ": " + created.ToString();
+  if (!dm::AllRanksOk(ok && created.ok(), kTool, error, MPI_COMM_WORLD)) return 1;
 
   if (mpi.rank() == 0) std::printf("Bootstrapping...\nRunning...\n"), std::fflush(stdout);
   dm::QuietBarrier(MPI_COMM_WORLD);
@@ -234,7 +234,7 @@ int Compact(const dm::MpiSession& mpi, const CompactorFlags& flags, const dm::St
   const dm::StoreLayout layout{dm::StoreLayout::Kind::kPartition, static_cast<uint32_t>(mpi.rank()),
                                static_cast<uint32_t>(mpi.size())};
   if (!builder.Build(staging, path, options, layout, &rp.counters.exists, &error)) dm::AbortJob(kTool, error);
-  fs::remove_all(staging, ec);
+  staging.RemoveAll();
   rp.counters.ops = shuffle.entries_received;
   rp.elapsed_s = std::chrono::duration<double>(Clock::now() - t0).count();
   rp.cpu_s = dm::ProcessCpuSeconds() - cpu0;

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <filesystem>
 
 #include "deltameta/build_info.h"
 #include "deltameta/flags.h"
@@ -96,8 +95,11 @@ int Serve(const dm::MpiSession& mpi, const ServerFlags& flags, const dm::StoreOp
   const bool created = store != nullptr && !flags.use_existing_fs;
   auto abandon = [&]() {
     store.reset();
-    std::error_code ec;
-    if (created) std::filesystem::remove_all(path, ec);
+    if (created) {
+      dm::StorageLocation where;
+      std::string ignored;
+      if (dm::StorageLocation::Resolve(path, &where, &ignored)) where.RemoveAll();
+    }
     return 1;
   };
   if (!dm::AllRanksOk(store != nullptr, kTool, error, MPI_COMM_WORLD)) return abandon();

@@ -51,9 +51,9 @@ class ServerSet {
 };
 
 std::unique_ptr<ClientBackend> NewRpcBackend(ServerSet* servers);
-// Tables go to <table_dir>/p<partition>-NNNNNN.sst; the servers must see that path.
+// Tables go to <table_dir>/p<partition>-NNNNNN.sst; the servers must see that location.
 std::unique_ptr<ClientBackend> NewBulkBackend(ServerSet* servers, const StoreOptions& options,
-                                              std::string table_dir);
+                                              const StorageLocation& table_dir);
 // Creates reach the store in batches of about `batch_bytes` (0: one create per write).
 std::unique_ptr<ClientBackend> NewLocalBackend(std::unique_ptr<Store> store, size_t batch_bytes);
 

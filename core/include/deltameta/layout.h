@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "deltameta/storage.h"
+
 namespace deltameta {
 
 struct StoreLayout {
@@ -23,8 +25,8 @@ struct StoreLayout {
 constexpr char kLayoutFileName[] = "DELTAMETA-LAYOUT";
 
 // Writes (replacing) the marker in store directory `dir`.
-bool WriteLayout(const std::string& dir, const StoreLayout& layout, std::string* error);
+bool WriteLayout(const StorageLocation& dir, const StoreLayout& layout, std::string* error);
 // Reads the marker; false with *error if it is missing or malformed.
-bool ReadLayout(const std::string& dir, StoreLayout* layout, std::string* error);
+bool ReadLayout(const StorageLocation& dir, StoreLayout* layout, std::string* error);
 
 }  // namespace deltameta

@@ -12,23 +12,25 @@
 
 #include "deltameta/layout.h"
 #include "deltameta/stat_codec.h"
+#include "deltameta/storage.h"
 #include "deltameta/store_options.h"
 
 namespace deltameta {
 
+// A store is named by a storage URI (a local directory or rados://POOL/PREFIX, see storage.h).
 class Store {
  public:
   enum class Mode {
-    kCreate,    // `path` must not hold a store yet; it is created with the given layout
-    kReadOnly,  // `path` must hold a non-empty store; nothing in it is ever modified
+    kCreate,    // `uri` must not hold a store yet; it is created with the given layout
+    kReadOnly,  // `uri` must hold a non-empty store; nothing in it is ever modified
   };
 
-  // Returns nullptr with *error (naming the path and the fix) on failure.
-  static std::unique_ptr<Store> Open(const std::string& path, Mode mode, const StoreOptions& options,
+  // Returns nullptr with *error (naming the location and the fix) on failure.
+  static std::unique_ptr<Store> Open(const std::string& uri, Mode mode, const StoreOptions& options,
                                      const StoreLayout& create_layout, std::string* error);
   ~Store();
 
-  const std::string& path() const { return path_; }
+  const StorageLocation& location() const { return location_; }
   const StoreLayout& layout() const { return layout_; }
   bool read_only() const { return read_only_; }
 
@@ -37,8 +39,9 @@ class Store {
   rocksdb::Status Write(rocksdb::WriteBatch* batch);
   // Returns NotFound if absent.
   rocksdb::Status Get(std::string_view key, std::string* value);
-  // Moves (links) the given table files into the store.
-  rocksdb::Status Ingest(const std::vector<std::string>& table_paths);
+  // Moves (links) the given table files, named by URI, into the store. They must be in
+  // the same file system (directory tree or RADOS pool) as the store.
+  rocksdb::Status Ingest(const std::vector<std::string>& table_uris);
   // Counts the entries by a full scan.
   uint64_t CountEntries();
   std::unique_ptr<rocksdb::Iterator> NewIterator();
@@ -48,17 +51,14 @@ class Store {
   rocksdb::Status Close();
 
  private:
-  Store(std::string path, StoreLayout layout, bool read_only, rocksdb::WriteOptions w, rocksdb::DB* db)
-      : path_(std::move(path)), layout_(layout), read_only_(read_only), write_options_(w), db_(db) {}
+  Store(StorageLocation location, StoreLayout layout, bool read_only, rocksdb::WriteOptions w, rocksdb::DB* db)
+      : location_(std::move(location)), layout_(layout), read_only_(read_only), write_options_(w), db_(db) {}
 
-  std::string path_;
+  StorageLocation location_;
   StoreLayout layout_;
   bool read_only_;
   rocksdb::WriteOptions write_options_;
   std::unique_ptr<rocksdb::DB> db_;
 };
-
-// True if `dir` exists and holds any file or directory.
-bool DirectoryHasEntries(const std::string& dir);
 
 }  // namespace deltameta

@@ -9,29 +9,31 @@
 
 #include <rocksdb/sst_file_writer.h>
 
+#include "deltameta/storage.h"
 #include "deltameta/store_options.h"
 
 namespace deltameta {
 
 class TableWriter {
  public:
-  // Tables are named <path_prefix>000001.sst, <path_prefix>000002.sst, ...
-  TableWriter(const StoreOptions& options, std::string path_prefix);
+  // Tables are written in `dir` (which must exist) as <name_prefix>000001.sst, ...
+  TableWriter(const StoreOptions& options, const StorageLocation& dir, std::string name_prefix);
   ~TableWriter();
 
   // Keys must be strictly increasing across all calls.
   rocksdb::Status Add(std::string_view key, std::string_view value);
-  // Finishes the open table. *paths receives every table written, in key order.
-  rocksdb::Status Finish(std::vector<std::string>* paths);
+  // Finishes the open table. *uris receives every table written, in key order.
+  rocksdb::Status Finish(std::vector<std::string>* uris);
 
  private:
   rocksdb::Status StartTable();
 
   rocksdb::Options options_;
   uint64_t target_bytes_;
+  StorageLocation dir_;
   std::string prefix_;
   std::unique_ptr<rocksdb::SstFileWriter> writer_;
-  std::vector<std::string> paths_;
+  std::vector<std::string> uris_;
 };
 
 }  // namespace deltameta

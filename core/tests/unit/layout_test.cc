@@ -18,16 +18,16 @@ TEST(LayoutTest, RoundTripAndDescribe) {
   TempDir dir;
   std::string error;
   StoreLayout in{StoreLayout::Kind::kOrigin, 2, 3};
-  ASSERT_TRUE(WriteLayout(dir.path(), in, &error)) << error;
+  ASSERT_TRUE(WriteLayout(dir.location(), in, &error)) << error;
   StoreLayout out;
-  ASSERT_TRUE(ReadLayout(dir.path(), &out, &error)) << error;
+  ASSERT_TRUE(ReadLayout(dir.location(), &out, &error)) << error;
   EXPECT_EQ(out.kind, StoreLayout::Kind::kOrigin);
   EXPECT_EQ(out.index, 2u);
   EXPECT_EQ(out.count, 3u);
   EXPECT_EQ(out.Describe(), "origin store 2 of 3");
 
-  ASSERT_TRUE(WriteLayout(dir.path(), StoreLayout{StoreLayout::Kind::kPartition, 0, 4}, &error)) << error;
-  ASSERT_TRUE(ReadLayout(dir.path(), &out, &error)) << error;
+  ASSERT_TRUE(WriteLayout(dir.location(), StoreLayout{StoreLayout::Kind::kPartition, 0, 4}, &error)) << error;
+  ASSERT_TRUE(ReadLayout(dir.location(), &out, &error)) << error;
   EXPECT_EQ(out.kind, StoreLayout::Kind::kPartition);
   EXPECT_EQ(out.index, 0u);
   EXPECT_EQ(out.count, 4u);
@@ -38,7 +38,7 @@ TEST(LayoutTest, RejectsMissingMarker) {
   TempDir dir;
   StoreLayout out;
   std::string error;
-  EXPECT_FALSE(ReadLayout(dir.path(), &out, &error));
+  EXPECT_FALSE(ReadLayout(dir.location(), &out, &error));
   EXPECT_NE(error.find(dir.path()), std::string::npos) << error;
 }
 
@@ -51,7 +51,7 @@ TEST(LayoutTest, RejectsMalformedMarkers) {
     WriteMarker(dir.path(), text);
     StoreLayout out;
     std::string error;
-    EXPECT_FALSE(ReadLayout(dir.path(), &out, &error)) << "'" << text << "'";
+    EXPECT_FALSE(ReadLayout(dir.location(), &out, &error)) << "'" << text << "'";
     EXPECT_NE(error.find("malformed"), std::string::npos) << "'" << text << "': " << error;
   }
 }
@@ -65,7 +65,7 @@ TEST(LayoutTest, RejectsIndexOrCountBeyondUint32) {
     WriteMarker(dir.path(), text);
     StoreLayout out;
     std::string error;
-    EXPECT_FALSE(ReadLayout(dir.path(), &out, &error))
+    EXPECT_FALSE(ReadLayout(dir.location(), &out, &error))
         << "'" << text << "' read as " << out.Describe();
   }
 }

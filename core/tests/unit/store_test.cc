@@ -65,12 +65,12 @@ TEST_F(StoreTest, CreateWritesLayoutMarker) {
   auto store = Open(Store::Mode::kCreate);
   ASSERT_NE(store, nullptr) << error_;
   EXPECT_FALSE(store->read_only());
-  EXPECT_EQ(store->path(), path_);
+  EXPECT_EQ(store->location().uri(), path_);
   StoreLayout read;
-  ASSERT_TRUE(ReadLayout(path_, &read, &error_)) << error_;
+  ASSERT_TRUE(ReadLayout(store->location(), &read, &error_)) << error_;
   EXPECT_EQ(read.Describe(), layout_.Describe());
   EXPECT_EQ(read.kind, layout_.kind);
-  EXPECT_TRUE(DirectoryHasEntries(path_));
+  EXPECT_TRUE(store->location().HasEntries());
 }
 
 TEST_F(StoreTest, CreateRefusesNonEmptyDirectory) {

@@ -39,7 +39,7 @@ TEST(TableWriterTest, WritesSeveralTablesThatIngestIntoAStore) {
   const std::string prefix = dir.path() + "/out-";
   std::vector<std::string> paths;
   {
-    TableWriter writer(options, prefix);
+    TableWriter writer(options, dir.location(), "out-");
     for (int i = 0; i < kEntries; i++) ASSERT_TRUE(writer.Add(KeyOf(i), ValueOf(i)).ok()) << i;
     ASSERT_TRUE(writer.Finish(&paths).ok());
   }
@@ -71,7 +71,7 @@ TEST(TableWriterTest, WritesSeveralTablesThatIngestIntoAStore) {
 
 TEST(TableWriterTest, NoEntriesNoTables) {
   TempDir dir;
-  TableWriter writer(StoreOptions(), dir.path() + "/out-");
+  TableWriter writer(StoreOptions(), dir.location(), "out-");
   std::vector<std::string> paths = {"stale"};
   ASSERT_TRUE(writer.Finish(&paths).ok());
   EXPECT_TRUE(paths.empty());
@@ -80,7 +80,7 @@ TEST(TableWriterTest, NoEntriesNoTables) {
 
 TEST(TableWriterTest, RejectsKeysOutOfOrder) {
   TempDir dir;
-  TableWriter writer(StoreOptions(), dir.path() + "/out-");
+  TableWriter writer(StoreOptions(), dir.location(), "out-");
   ASSERT_TRUE(writer.Add(KeyOf(2), ValueOf(2)).ok());
   EXPECT_FALSE(writer.Add(KeyOf(2), ValueOf(2)).ok());
   EXPECT_FALSE(writer.Add(KeyOf(1), ValueOf(1)).ok());

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "deltameta/storage.h"
+
 class TempDir {
  public:
   TempDir() {
@@ -23,6 +25,12 @@ class TempDir {
   TempDir& operator=(const TempDir&) = delete;
 
   const std::string& path() const { return path_; }
+  deltameta::StorageLocation location() const {
+    deltameta::StorageLocation where;
+    std::string error;
+    if (!deltameta::StorageLocation::Resolve(path_, &where, &error)) ADD_FAILURE() << error;
+    return where;
+  }
 
  private:
   std::string path_;

@@ -1,0 +1,47 @@
+// Where stores and tables live: a local directory, or a Ceph RADOS pool given as
+// rados://POOL/PREFIX (builds with DELTAMETA_WITH_RADOS). A location resolves to a RocksDB
+// Env and a path inside it, so the store code is the same for both; the helpers below are
+// what the tools need beyond RocksDB (existence, listing, creating and removing trees).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <rocksdb/env.h>
+#include <rocksdb/status.h>
+
+namespace deltameta {
+
+class StorageLocation {
+ public:
+  // Resolves `uri`: a local path (made absolute) or rados://POOL/PREFIX, which connects to
+  // the cluster once per process (see rados_cluster.h for the settings) and opens the pool.
+  // Returns false with *error naming the problem and the fix.
+  static bool Resolve(const std::string& uri, StorageLocation* out, std::string* error);
+
+  const std::string& uri() const { return uri_; }  // e.g. rados://deltameta/run1/r0
+  rocksdb::Env* env() const { return env_; }
+  const std::string& path() const { return path_; }  // the path inside env()
+  bool is_rados() const { return rados_; }
+
+  // The location `name` below this one (same Env).
+  StorageLocation Child(const std::string& name) const;
+
+  bool Exists() const;
+  // True if this is a directory holding at least one entry.
+  bool HasEntries() const;
+  // The names directly below this directory, sorted.
+  rocksdb::Status ListChildren(std::vector<std::string>* names) const;
+  // Creates this directory and any missing parents.
+  rocksdb::Status CreateDirs() const;
+  // Removes this file or directory tree; OK if it does not exist.
+  rocksdb::Status RemoveAll() const;
+
+ private:
+  std::string uri_;
+  std::string path_;
+  rocksdb::Env* env_ = nullptr;
+  bool rados_ = false;
+};
+
+}  // namespace deltameta
