@@ -1,21 +1,18 @@
-// Binary provenance: see build_info.h.
+// Binary provenance: see build_info.h. The MPI library's version is the jobs'
+// (JobBuildInfoJson in job_report.h); Snappy's is reported only when built with it.
 #include "deltameta/build_info.h"
 
 #include <asio/version.hpp>
-#include <mpi.h>
 #include <rocksdb/version.h>
+#ifdef DELTAMETA_WITH_SNAPPY
 #include <snappy-stubs-public.h>
+#endif
 
 #include "build_config.h"
 
 namespace deltameta {
 
 nlohmann::json BuildInfoJson() {
-  char mpi[MPI_MAX_LIBRARY_VERSION_STRING] = {0};
-  int len = 0;
-  MPI_Get_library_version(mpi, &len);
-  std::string mpi_version(mpi, static_cast<size_t>(len));
-  mpi_version = mpi_version.substr(0, mpi_version.find('\n'));
   return {
       {"version", DELTAMETA_VERSION},
       {"git_revision", DELTAMETA_GIT_REVISION},
@@ -23,9 +20,12 @@ nlohmann::json BuildInfoJson() {
       {"compiler", DELTAMETA_COMPILER},
       {"rocksdb", std::to_string(ROCKSDB_MAJOR) + "." + std::to_string(ROCKSDB_MINOR) + "." +
                       std::to_string(ROCKSDB_PATCH)},
+#ifdef DELTAMETA_WITH_SNAPPY
       {"snappy", std::to_string(SNAPPY_MAJOR) + "." + std::to_string(SNAPPY_MINOR) + "." +
                      std::to_string(SNAPPY_PATCHLEVEL)},
-      {"mpi", mpi_version},
+#else
+      {"snappy", nullptr},
+#endif
       {"asio", std::to_string(ASIO_VERSION / 100000) + "." + std::to_string(ASIO_VERSION / 100 % 1000) + "." +
                    std::to_string(ASIO_VERSION % 100)},
   };

@@ -46,6 +46,14 @@ const std::vector<Setting>& Settings() {
 
 }  // namespace
 
+bool StoreOptions::CompressionAvailable() {
+#ifdef DELTAMETA_WITH_SNAPPY
+  return true;
+#else
+  return false;
+#endif
+}
+
 bool StoreOptions::LoadFromEnvironment(std::string* error) {
   StoreOptions loaded = *this;  // applied only if every variable is valid
   for (char** e = environ; *e != nullptr; e++) {
@@ -68,6 +76,11 @@ bool StoreOptions::LoadFromEnvironment(std::string* error) {
     if (!digits || *end != '\0' || v < s->min || v > s->max) {
       *error = std::string(kPrefix) + name + " expects an integer in [" + std::to_string(s->min) + ", " +
                std::to_string(s->max) + "], got '" + text + "'";
+      return false;
+    }
+    if (s->bool_field == &StoreOptions::compression && v != 0 && !CompressionAvailable()) {
+      *error = std::string(kPrefix) + name + "=1 needs Snappy, which this build does not have "
+               "(DELTAMETA_WITH_SNAPPY=OFF): set it to 0";
       return false;
     }
     if (s->int_field) loaded.*(s->int_field) = v;

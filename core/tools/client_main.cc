@@ -11,7 +11,7 @@
 #include "deltameta/flags.h"
 #include "deltameta/tool_args.h"
 #include "deltameta/mpi_util.h"
-#include "deltameta/phase_report.h"
+#include "deltameta/job_report.h"
 #include "deltameta/workload.h"
 
 namespace dm = deltameta;

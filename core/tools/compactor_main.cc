@@ -12,7 +12,7 @@
 #include "deltameta/key.h"
 #include "deltameta/mpi_util.h"
 #include "deltameta/partition.h"
-#include "deltameta/phase_report.h"
+#include "deltameta/job_report.h"
 #include "deltameta/shuffle.h"
 #include "deltameta/store.h"
 #include "deltameta/table_writer.h"

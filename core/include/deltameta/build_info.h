@@ -7,7 +7,8 @@
 
 namespace deltameta {
 
-// version, git revision, build type, compiler, and RocksDB / Snappy / MPI / Asio versions.
+// version, git revision, build type, compiler, and RocksDB / Snappy / Asio versions (snappy:
+// null in a build without it). The tools add MPI's: JobBuildInfoJson (job_report.h).
 nlohmann::json BuildInfoJson();
 // hostname, kernel, CPU model and count, cache size, memory.
 nlohmann::json HostInfoJson();

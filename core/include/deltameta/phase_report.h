@@ -1,12 +1,11 @@
-// Per-rank phase results, their merge across MPI ranks at phase end, and the two output
-// forms: the seed guide's "==insert : ..." line and one JSON document per phase.
+// Per-rank and job-wide phase results and the seed guide's "==insert : ..." line; no MPI
+// here. Merging ranks and the phase's JSON document are the jobs' (job_report.h).
 #pragma once
 
 #include <cstdint>
 #include <cstdio>
 #include <string>
 
-#include <mpi.h>
 #include <nlohmann/json.hpp>
 
 #include "deltameta/histogram.h"
@@ -30,7 +29,7 @@ struct RankPhase {
   double cpu_s = 0;
 };
 
-// The merged phase; meaningful on rank 0 only.
+// The merged phase (MergeRanks in job_report.h); meaningful on rank 0 only.
 struct JobPhase {
   PhaseCounters counters;
   Histogram latency_ns;
@@ -42,19 +41,12 @@ struct JobPhase {
   double server_cpu_s = 0;
 };
 
-// Collective over `comm`.
-JobPhase MergeRanks(const RankPhase& mine, MPI_Comm comm);
-
 // Mean time per operation seen by one rank: the sum of the ranks' times over all ops.
 double MicrosPerOp(const JobPhase& job);
 
 // "==insert    :    49.499 micros/op,     0.081 Mop/s,           9.928 s,          800000 ops"
 // micros/op is the mean time per operation seen by one rank; Mop/s is job-wide.
 std::string ResultLine(const std::string& phase, const JobPhase& job);
-
-// The phase's JSON document (schema in core/README.md, "Result JSON").
-nlohmann::json PhaseJson(const std::string& tool, const std::string& phase, const JobPhase& job,
-                         const nlohmann::json& parameters, bool with_latency);
 
 // User + system CPU seconds this process has used so far.
 double ProcessCpuSeconds();

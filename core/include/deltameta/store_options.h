@@ -21,7 +21,7 @@ struct StoreOptions {
   int64_t l1_compaction_trigger = 5;        // l1_compaction_trigger -> level0_file_num_compaction_trigger
   int64_t l0_soft_limit = 8;                // l0_soft_limit -> level0_slowdown_writes_trigger
   int64_t l0_hard_limit = 12;               // l0_hard_limit -> level0_stop_writes_trigger
-  bool compression = true;                  // compression -> Snappy (1) or none (0)
+  bool compression = CompressionAvailable();  // compression -> Snappy (1) or none (0)
   bool disable_compaction = false;          // disable_compaction -> disable_auto_compactions
   bool disable_write_ahead_logging = false; // disable_write_ahead_logging -> WriteOptions::disableWAL
   int64_t write_ahead_log_buffer = 64 << 10;// write_ahead_log_buffer -> buffered WAL of this size
@@ -29,6 +29,10 @@ struct StoreOptions {
   // memtable is an unsorted vector sorted once at flush, which is cheap to insert into
   // but slow to read before it is flushed.
   bool write_only = false;
+
+  // Whether this build has Snappy (CMake DELTAMETA_WITH_SNAPPY). Without it compression
+  // defaults to none and DELTAFS_Db_compression=1 is an error.
+  static bool CompressionAvailable();
 
   // Overrides the defaults from DELTAFS_Db_* variables. Returns false with *error naming
   // the variable if one is unknown or its value is malformed or out of range.

@@ -64,7 +64,7 @@ TEST_F(StoreOptionsTest, Defaults) {
   EXPECT_EQ(options_.l1_compaction_trigger, 5);
   EXPECT_EQ(options_.l0_soft_limit, 8);
   EXPECT_EQ(options_.l0_hard_limit, 12);
-  EXPECT_TRUE(options_.compression);
+  EXPECT_EQ(options_.compression, StoreOptions::CompressionAvailable());  // Snappy if built with it
   EXPECT_FALSE(options_.disable_compaction);
   EXPECT_FALSE(options_.disable_write_ahead_logging);
   EXPECT_EQ(options_.write_ahead_log_buffer, 64 << 10);
@@ -118,6 +118,20 @@ TEST_F(StoreOptionsTest, RejectsOutOfRangeValues) {
   }
 }
 
+// Compression is Snappy: a build without it (DELTAMETA_WITH_SNAPPY=OFF) refuses it clearly.
+TEST_F(StoreOptionsTest, CompressionNeedsSnappy) {
+  std::string error = LoadWith("DELTAFS_Db_compression", "1");
+  if (StoreOptions::CompressionAvailable()) {
+    EXPECT_EQ(error, "");
+    EXPECT_TRUE(options_.compression);
+  } else {
+    EXPECT_NE(error.find("DELTAFS_Db_compression=1 needs Snappy"), std::string::npos) << error;
+    EXPECT_FALSE(options_.compression);
+  }
+  EXPECT_EQ(LoadWith("DELTAFS_Db_compression", "0"), "");
+  EXPECT_FALSE(options_.compression);
+}
+
 TEST_F(StoreOptionsTest, RejectsHardLimitBelowSoft) {
   setenv("DELTAFS_Db_l0_soft_limit", "20", 1);
   std::string error = LoadWith("DELTAFS_Db_l0_hard_limit", "19");
@@ -125,6 +139,7 @@ TEST_F(StoreOptionsTest, RejectsHardLimitBelowSoft) {
 }
 
 TEST_F(StoreOptionsTest, MapsOntoRocksDb) {
+  options_.compression = true;
   options_.memtable_size = 3 << 20;
   options_.table_size = 5 << 20;
   options_.level_factor = 10;
