@@ -399,6 +399,7 @@ class RadosWritableFile : public rocksdb::FSWritableFile {
   ~RadosWritableFile() override { Close(IOOptions(), nullptr); }
 
   IOStatus Append(const Slice& data, const IOOptions& o, IODebugContext* dbg) override {
+    std::lock_guard<std::mutex> lock(mu_);
     if (closed_) return IOStatus::IOError("append to a closed file");
     buffer_.append(data.data(), data.size());
     size_ += data.size();
@@ -409,19 +410,32 @@ class RadosWritableFile : public rocksdb::FSWritableFile {
     return Append(data, o, dbg);
   }
   IOStatus Truncate(uint64_t size, const IOOptions&, IODebugContext*) override {
+    std::lock_guard<std::mutex> lock(mu_);
     return size == size_ ? IOStatus::OK() : IOStatus::NotSupported("truncating a RADOS file");
   }
-  IOStatus Flush(const IOOptions&, IODebugContext*) override { return Send(); }
-  IOStatus Sync(const IOOptions&, IODebugContext*) override { return SyncAll(); }
-  IOStatus Fsync(const IOOptions&, IODebugContext*) override { return SyncAll(); }
+  IOStatus Flush(const IOOptions&, IODebugContext*) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return Send();
+  }
+  IOStatus Sync(const IOOptions&, IODebugContext*) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return SyncAll();
+  }
+  IOStatus Fsync(const IOOptions& o, IODebugContext* dbg) override { return Sync(o, dbg); }
   IOStatus Close(const IOOptions&, IODebugContext*) override {
+    std::lock_guard<std::mutex> lock(mu_);
     if (closed_) return error_;
     IOStatus s = SyncAll();
     closed_ = true;
     return s;
   }
-  uint64_t GetFileSize(const IOOptions&, IODebugContext*) override { return size_; }
-  bool IsSyncThreadSafe() const override { return false; }
+  uint64_t GetFileSize(const IOOptions&, IODebugContext*) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return size_;
+  }
+  // RocksDB syncs the WAL from other threads than the writer's (one uncontended lock per
+  // buffered append, not per operation).
+  bool IsSyncThreadSafe() const override { return true; }
 
  private:
   struct InFlight {
@@ -477,6 +491,7 @@ class RadosWritableFile : public rocksdb::FSWritableFile {
     return error_;
   }
 
+  std::mutex mu_;
   const Pool* pool_;
   std::string id_;
   uint64_t chunk_;

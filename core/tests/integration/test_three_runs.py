@@ -22,6 +22,10 @@ class ThreeRuns(unittest.TestCase):
         self.s = harness.Session()
         self.addCleanup(self.s.close)
 
+    def store(self, *parts):
+        """Where the runs keep their stores and tables (a storage URI)."""
+        return self.s.path(*parts)
+
     def check_client(self, r, phases, with_servers):
         """Exit 0, one guide line and one clean JSON document of TOTAL ops per phase."""
         self.assertEqual(r.rc, 0, r)
@@ -43,7 +47,7 @@ class ThreeRuns(unittest.TestCase):
         self.assertFalse(os.path.exists(servers.ready_file), "the ready file outlived the servers")
 
     def indexfs(self, run, share_dir, extra=(), transport="unix"):
-        srv = self.s.start_servers("svr", SERVERS, self.s.path(run, "svr"), SERVER_FLAGS, SERVER_ENV)
+        srv = self.s.start_servers("svr", SERVERS, self.store(run, "svr"), SERVER_FLAGS, SERVER_ENV)
         args = flags(share_dir=share_dir, n=N) + list(extra)
         args += flags(read_phases=1, info_svr_uri=srv.uri, skip_fs_checks=0)
         r = self.s.client("cli", CLIENTS, args)
@@ -61,10 +65,10 @@ class ThreeRuns(unittest.TestCase):
         self.indexfs("run1", 0)
 
     def test_run2_bulk_insertion(self):
-        self.indexfs("run2", 1, flags(bk=1, db=self.s.path("run2", "cli")))
+        self.indexfs("run2", 1, flags(bk=1, db=self.store("run2", "cli")))
 
     def test_run3_deltafs(self):
-        origin, compact = self.s.path("run3", "origin"), self.s.path("run3", "compact")
+        origin, compact = self.store("run3", "origin"), self.store("run3", "compact")
         write = self.s.client("write", CLIENTS, flags(db=origin, share_dir=1, n=N, read_phases=0, skip_fs_checks=1,
                                                       fs_use_local=1), env=WRITE_ENV)
         self.check_client(write, ["insert"], False)

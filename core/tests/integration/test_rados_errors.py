@@ -1,0 +1,95 @@
+# What users see when RADOS storage goes wrong: an unreachable cluster, a missing config
+# or pool, a bad setting, a table object that is gone, and a full object store. Each must
+# end the job with a one-line error naming the problem, a non-zero exit, and no hang.
+# ctest starts the shared cluster and sets CEPH_CONF; the full-store case starts its own.
+import os
+import subprocess
+import time
+import unittest
+
+import harness
+from harness import flags
+
+POOL = os.environ.get("CEPH_POOL", "deltameta")
+SCRIPT = os.environ["CEPH_CLUSTER_SCRIPT"]
+
+
+def rados(conf, *args, timeout=60):
+    return subprocess.run(["rados", "-c", conf, "-p", POOL] + list(args), capture_output=True, text=True,
+                          timeout=timeout)
+
+
+class RadosErrors(unittest.TestCase):
+    def setUp(self):
+        self.s = harness.Session()
+        self.addCleanup(self.s.close)
+
+    def write(self, name, db, env=None, n=100, timeout=60):
+        return self.s.client(name, 2, flags(db=db, n=n, read_phases=0, fs_use_local=1), env=env, timeout=timeout)
+
+    def assert_fails(self, r, message, within):
+        self.assertNotEqual(r.rc, 0, r)
+        self.assertIn(message, r.err, r)
+        self.assertLess(r.elapsed, within, r)
+
+    def test_unreachable_cluster_fails_within_the_timeout(self):
+        conf = self.s.path("nowhere.conf")
+        with open(conf, "w") as f:
+            f.write("[global]\nmon host = v2:127.0.0.1:%d\nauth client required = none\n" % harness.free_port())
+        r = self.write("nowhere", "rados://%s/x" % POOL, {"CEPH_CONF": conf, "DELTAMETA_RADOS_TIMEOUT": 3})
+        self.assert_fails(r, "cannot reach the Ceph cluster of %s within 3 s" % conf, 30)
+        self.assertIn("scripts/ceph-cluster.sh start", r.err)
+
+    def test_missing_config_pool_and_bad_settings(self):
+        r = self.write("no-conf", "rados://%s/x" % POOL, {"DELTAMETA_RADOS_CONF": self.s.path("missing.conf")})
+        self.assert_fails(r, "cannot read %s" % self.s.path("missing.conf"), 30)
+        r = self.write("no-pool", "rados://no-such-pool/x")
+        self.assert_fails(r, "RADOS pool 'no-such-pool' does not exist: create it", 30)
+        r = self.write("bad-timeout", "rados://%s/x" % POOL, {"DELTAMETA_RADOS_TIMEOUT": "soon"})
+        self.assert_fails(r, "DELTAMETA_RADOS_TIMEOUT=soon is invalid", 30)
+        r = self.write("no-pool-name", "rados:///x")
+        self.assert_fails(r, "rados:///x/r0 names no pool: write rados://POOL/PREFIX", 30)
+
+    def test_a_missing_table_object_is_named(self):
+        origin = "rados://%s/%s/origin" % (POOL, self.s.tag)
+        self.assertEqual(self.write("write", origin, n=2000).rc, 0)
+        conf = os.environ["CEPH_CONF"]
+        entries = rados(conf, "listomapvals", "dir:/%s/origin/r1" % self.s.tag).stdout
+        tables = [line for line in entries.splitlines() if line.endswith(".sst")]
+        self.assertTrue(tables, entries)
+        # The directory entry's value is "f:<file id>"; the file's first object is "<file id>.0".
+        dump = rados(conf, "getomapval", "dir:/%s/origin/r1" % self.s.tag, tables[0], self.s.path("value")).returncode
+        self.assertEqual(dump, 0)
+        with open(self.s.path("value")) as f:
+            file_id = f.read()[2:]
+        self.assertEqual(rados(conf, "rm", file_id + ".0").returncode, 0)
+        c = self.s.compactor("compact", 2, flags(src_dir=origin, dst_dir=origin + "-out"))
+        self.assert_fails(c, "missing RADOS object %s/%s.0" % (POOL, file_id), 60)
+
+    def test_a_full_object_store_fails_clearly(self):
+        cluster = self.s.path("small-cluster")
+        started = subprocess.run(["bash", SCRIPT, "start", cluster, "--memory-mb", "32"], capture_output=True,
+                                 text=True, timeout=180)
+        self.addCleanup(subprocess.run, ["bash", SCRIPT, "stop", cluster], timeout=120)
+        self.assertEqual(started.returncode, 0, started.stderr)
+        conf = os.path.join(cluster, "ceph.conf")
+        blob = self.s.path("blob")
+        with open(blob, "wb") as f:
+            f.write(os.urandom(8 << 20))
+        # The memory store admits writes until the OSD next samples its usage (every few
+        # seconds), then drops them.
+        for i in range(30):
+            put = subprocess.run(["rados", "-c", conf, "-p", POOL, "put", "fill-%d" % i, blob,
+                                  "--rados-osd-op-timeout", "5"], capture_output=True, text=True, timeout=60)
+            if put.returncode != 0:
+                break
+            time.sleep(1)
+        self.assertNotEqual(put.returncode, 0, "the 32 MiB store never filled up")
+        start = time.monotonic()
+        r = self.write("full", "rados://%s/full" % POOL, {"CEPH_CONF": conf, "DELTAMETA_RADOS_TIMEOUT": 5})
+        self.assert_fails(r, "is the cluster up and the pool not full?", 60)
+        self.assertLess(time.monotonic() - start, 60)
+
+
+if __name__ == "__main__":
+    unittest.main()
