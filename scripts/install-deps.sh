@@ -7,7 +7,7 @@ packages=(
   mpich libmpich-dev
   librocksdb-dev libsnappy-dev
   libasio-dev nlohmann-json3-dev libgtest-dev
-  ceph-mon ceph-osd ceph-common
+  ceph-mon ceph-osd ceph-common librados-dev
 )
 
 missing=()

@@ -2,11 +2,8 @@
 // system operation RocksDB uses, rename and link without data copies, listing from a
 // second process, a RocksDB store with bulk ingestion, and the errors users can meet.
 // ctest starts a throw-away cluster (scripts/ceph-cluster.sh) and sets CEPH_CONF; the pool
-// is $CEPH_POOL or "deltameta". Run as `deltameta_rados_tests --list URI` it prints a directory's entries,
-// which the tests use as the second process.
+// is $CEPH_POOL or "deltameta". The second process is the deltameta_storage tool.
 #include <rados/librados.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -242,16 +239,15 @@ TEST_F(RadosFsTest, AnotherProcessSeesTheTree) {
   ASSERT_TRUE(env_->CreateDir(P("shared")).ok());
   WriteFile("shared/one", "1");
   WriteFile("shared/two", "2");
-  const std::string uri = root_.Child("shared").uri();
   const std::string out = "/tmp/deltameta-rados-list-" + std::to_string(getpid());
-  char exe[4096] = {0};
-  ASSERT_GT(readlink("/proc/self/exe", exe, sizeof(exe) - 1), 0);
-  const std::string command = std::string(exe) + " --list " + uri + " > " + out;
+  const std::string command = std::string(STORAGE_TOOL) + " ls " + root_.Child("shared").uri() + " > " + out;
   ASSERT_EQ(std::system(command.c_str()), 0);
   std::string listed;
   ASSERT_TRUE(rocksdb::ReadFileToString(rocksdb::Env::Default(), out, &listed).ok());
   std::remove(out.c_str());
   EXPECT_EQ(listed, "one\ntwo\n");
+  ASSERT_EQ(std::system((std::string(STORAGE_TOOL) + " rm " + root_.Child("shared").uri()).c_str()), 0);
+  EXPECT_TRUE(env_->FileExists(P("shared")).IsNotFound());
 }
 
 TEST_F(RadosFsTest, StoreWithIngestedTablesLivesInRados) {
@@ -320,17 +316,6 @@ TEST_F(RadosFsTest, ErrorsNameTheProblem) {
 }  // namespace deltameta
 
 int main(int argc, char** argv) {
-  if (argc == 3 && std::string(argv[1]) == "--list") {
-    deltameta::StorageLocation where;
-    std::string error;
-    std::vector<std::string> names;
-    if (!deltameta::StorageLocation::Resolve(argv[2], &where, &error) || !where.ListChildren(&names).ok()) {
-      std::fprintf(stderr, "cannot list %s: %s\n", argv[2], error.c_str());
-      return 1;
-    }
-    for (const std::string& n : names) std::printf("%s\n", n.c_str());
-    return 0;
-  }
   // Small objects, so that every file (RocksDB's too) is striped over many of them.
   setenv("DELTAMETA_RADOS_CHUNK_BYTES", "4096", 0);
   ::testing::InitGoogleTest(&argc, argv);
