@@ -44,6 +44,7 @@ struct Connection {
   rados_t cluster = nullptr;
   std::string failure;  // why connecting failed, once it has
   uint64_t chunk = kDefaultRadosChunkBytes;
+  uint64_t cache = kDefaultRadosCacheBytes;
   std::map<std::string, PoolEnv> pools;
 };
 
@@ -53,12 +54,14 @@ Connection& TheConnection() {
 }
 
 bool Connect(Connection* c, std::string* error) {
-  long long timeout = 0, chunk = 0;
+  long long timeout = 0, chunk = 0, cache = 0;
   if (!EnvNumber("DELTAMETA_RADOS_TIMEOUT", 30, 1, 3600, &timeout, error) ||
-      !EnvNumber("DELTAMETA_RADOS_CHUNK_BYTES", kDefaultRadosChunkBytes, 4096, 64 << 20, &chunk, error)) {
+      !EnvNumber("DELTAMETA_RADOS_CHUNK_BYTES", kDefaultRadosChunkBytes, 4096, 64 << 20, &chunk, error) ||
+      !EnvNumber("DELTAMETA_RADOS_CACHE_BYTES", kDefaultRadosCacheBytes, 0, 1LL << 40, &cache, error)) {
     return false;
   }
   c->chunk = static_cast<uint64_t>(chunk);
+  c->cache = static_cast<uint64_t>(cache);
   const char* id = std::getenv("DELTAMETA_RADOS_ID");
   const char* conf = std::getenv("DELTAMETA_RADOS_CONF");
   if (conf == nullptr || *conf == '\0') conf = std::getenv("CEPH_CONF");
@@ -115,7 +118,7 @@ rocksdb::Env* RadosEnv(const std::string& pool, std::string* error) {
                           : "cannot open RADOS pool '" + pool + "': " + std::strerror(-r);
     return nullptr;
   }
-  p.env = rocksdb::NewCompositeEnv(NewRadosFileSystem(p.io, pool, c.chunk));
+  p.env = rocksdb::NewCompositeEnv(NewRadosFileSystem(p.io, pool, c.chunk, c.cache));
   return c.pools.emplace(pool, std::move(p)).first->second.env.get();
 }
 

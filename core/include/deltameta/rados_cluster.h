@@ -3,7 +3,8 @@
 //   DELTAMETA_RADOS_CONF     Ceph config file (default: $CEPH_CONF, then Ceph's own search)
 //   DELTAMETA_RADOS_ID       client name without "client." (default: admin)
 //   DELTAMETA_RADOS_TIMEOUT  seconds before connecting or any operation gives up (default 30)
-//   DELTAMETA_RADOS_CHUNK_BYTES  object size files are striped over (default 4 MiB)
+//   DELTAMETA_RADOS_CHUNK_BYTES  object size new files are striped over (default 4 MiB)
+//   DELTAMETA_RADOS_CACHE_BYTES  per pool, whole objects kept for reads (default 256 MiB; 0: none)
 // CEPH_ARGS is honoured as by the ceph tools.
 #pragma once
 

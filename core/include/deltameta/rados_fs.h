@@ -12,7 +12,8 @@
 // A rename within one directory is atomic; across directories it sets the new entry before
 // removing the old one. Links share the data; it is deleted with the last name. Writes are
 // sent asynchronously on Flush and awaited on Sync/Close, which also record the size.
-// Locks are RADOS exclusive locks on the lock file's object 0.
+// Locks are RADOS exclusive locks on the lock file's object 0. Reads keep whole objects in
+// an LRU cache of `cache_bytes` (0: none), as the page cache does for local files.
 #pragma once
 
 #include <cstdint>
@@ -26,8 +27,10 @@ namespace deltameta {
 
 constexpr uint64_t kDefaultRadosChunkBytes = 4 << 20;
 
+constexpr uint64_t kDefaultRadosCacheBytes = 256 << 20;
+
 // `io` must stay open for the life of the file system; `pool` is used in messages.
 std::shared_ptr<rocksdb::FileSystem> NewRadosFileSystem(rados_ioctx_t io, const std::string& pool,
-                                                        uint64_t chunk_bytes);
+                                                        uint64_t chunk_bytes, uint64_t cache_bytes);
 
 }  // namespace deltameta

@@ -138,11 +138,29 @@ TEST_F(RadosFsTest, FilesSpanManyObjectsAndReadBackExactly) {
 
 TEST_F(RadosFsTest, ReopenedFileAppendsAtTheEnd) {
   WriteFile("log", "first;");
+  EXPECT_EQ(ReadFile("log"), "first;");  // caches the short object, which must not hide the append
   std::unique_ptr<rocksdb::WritableFile> f;
   ASSERT_TRUE(env_->ReopenWritableFile(P("log"), &f, rocksdb::EnvOptions()).ok());
   ASSERT_TRUE(f->Append("second").ok());
   ASSERT_TRUE(f->Close().ok());
   EXPECT_EQ(ReadFile("log"), "first;second");
+}
+
+TEST_F(RadosFsTest, RepeatedReadsAreServedFromTheObjectCache) {
+  PoolObjects pool;
+  const std::set<std::string> before = pool.Names();
+  const std::string data = RandomBytes(10000, 7);
+  WriteFile("cached", data);
+  EXPECT_EQ(ReadFile("cached"), data);
+  int removed = 0;
+  for (const std::string& name : pool.Names()) {
+    if (!before.count(name) && name.compare(name.size() - 2, 2, ".1") == 0) {
+      ASSERT_EQ(rados_remove(pool.io(), name.c_str()), 0);
+      removed++;
+    }
+  }
+  ASSERT_EQ(removed, 1);
+  EXPECT_EQ(ReadFile("cached"), data) << "the second read must not go to RADOS";
 }
 
 TEST_F(RadosFsTest, DirectoriesListCreateAndDelete) {
