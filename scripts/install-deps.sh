@@ -8,6 +8,7 @@ packages=(
   librocksdb-dev libsnappy-dev
   libasio-dev nlohmann-json3-dev libgtest-dev
   ceph-mon ceph-osd ceph-common librados-dev
+  valgrind
 )
 
 missing=()

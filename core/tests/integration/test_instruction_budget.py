@@ -1,0 +1,64 @@
+# Guards the biggest wins of the core against regressions by instruction count, which
+# callgrind makes repeatable (the same total to 0.1% run after run, whatever else the
+# machine does), not by wall-clock time. Each case runs a one-rank job at two sizes and
+# takes the difference, so start-up costs cancel: what is left is instructions per entry.
+#   DeltaFS write (batched creates into a vector memtable): 10.2k per create measured on
+#   2026-11-22; unbatched it was 18.9k.
+#   Parallel compaction (sorted runs written straight into tables): 6.2k per entry.
+# The budgets leave 30-40% headroom for compiler and library differences.
+import re
+import shutil
+import subprocess
+import unittest
+
+import harness
+from harness import flags
+
+WRITE_BUDGET = 14000
+COMPACTION_BUDGET = 8500
+SMALL, LARGE = 10000, 30000
+
+
+class InstructionBudget(unittest.TestCase):
+    def setUp(self):
+        if not shutil.which("valgrind"):
+            self.fail("valgrind not found: run scripts/install-deps.sh")
+        self.s = harness.Session()
+        self.addCleanup(self.s.close)
+
+    def instructions(self, name, tool, args):
+        out = self.s.path(name + ".callgrind")
+        argv = [harness.MPIEXEC, "-n", "1", "valgrind", "--tool=callgrind", "--callgrind-out-file=" + out,
+                harness.BIN + "/" + tool] + args
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+        self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+        with open(out) as f:
+            return int(re.search(r"^totals: (\d+)$", f.read(), re.M).group(1))
+
+    def write(self, n, measure):
+        args = flags(db=self.s.path("w%d" % n), n=n, read_phases=0, fs_use_local=1, skip_fs_checks=1)
+        if measure:
+            return self.instructions("write%d" % n, "deltameta_client", args)
+        self.assertEqual(self.s.client("write%d" % n, 1, args).rc, 0)
+
+    def per_entry(self, small, large):
+        return (large - small) / (LARGE - SMALL)
+
+    def test_deltafs_write_instructions_per_create(self):
+        per_create = self.per_entry(self.write(SMALL, True), self.write(LARGE, True))
+        print("DeltaFS write: %.0f instructions per create (budget %d)" % (per_create, WRITE_BUDGET))
+        self.assertLess(per_create, WRITE_BUDGET)
+
+    def test_compaction_instructions_per_entry(self):
+        totals = []
+        for n in (SMALL, LARGE):
+            self.write(n, False)
+            totals.append(self.instructions("compact%d" % n, "deltameta_compactor",
+                                            flags(src_dir=self.s.path("w%d" % n), dst_dir=self.s.path("c%d" % n))))
+        per_entry = self.per_entry(*totals)
+        print("compaction: %.0f instructions per entry (budget %d)" % (per_entry, COMPACTION_BUDGET))
+        self.assertLess(per_entry, COMPACTION_BUDGET)
+
+
+if __name__ == "__main__":
+    unittest.main()
