@@ -1,0 +1,473 @@
+#!/usr/bin/env python3
+"""Side-by-side benchmark: the seed guide's three runs on our tools and, with --original DIR,
+on the original DeltaFS prototype (deltafs_bm_svr, deltafs_bm_cli, parallel_compactor) in
+the same invocation, so both see the same machine and the same noise.
+
+Each system runs the guide's command lines as written: the same flags, DELTAFS_Db_*
+settings and rank counts (run 1 IndexFS and run 2 bulk insertion with 2 servers; run 3
+DeltaFS write, parallel compaction on 4 ranks and reads through 4 read-only servers), only
+the file count (--n), the client ranks (--ranks) and the store root change. Servers are
+awaited by their "Running..." line (both systems print it; never a fixed sleep) on the
+guide's info port 10086 (--info-port moves both systems), and stopped with SIGINT like the
+guide's ^C. Results are the "==<phase> : ... Mop/s ..." lines of the clients and the
+compactor, mapped to seven phases: run1 insert/lstat, run2 bulk insert/lstat, run3
+DeltaFS insert, compaction ("==mapreduce") and lstat ("==fstats" lines are lstats). Mop/s
+is computed from each line's ops and seconds (the printed Mop/s, rounded to 0.001, is the
+same quantity).
+
+The runs alternate which system goes first, per run and per repetition. --repeat K runs
+everything K times; the table gives per phase our median (range), the original's median
+(range), the goal, ours/original of the medians and whether our median meets the goal.
+Every job has a timeout; whatever the script started is stopped on any error, SIGTERM or
+Ctrl-C. The tools are copied before the first job, so a rebuild during the benchmark does
+not mix versions. Exit 0 when every job succeeded and printed its lines, 1 when one failed,
+2 on bad arguments."""
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from jobs import JobError, Launcher, _die_with_parent, stop, stop_on_signals  # noqa: E402
+
+# The guide's settings and flags (seed guide, runs 1-3).
+SERVER_ENV = {
+    "DELTAFS_Db_write_ahead_log_buffer": 65536,
+    "DELTAFS_Db_disable_write_ahead_logging": 0,
+    "DELTAFS_Db_disable_compaction": 0,
+    "DELTAFS_Db_l0_soft_limit": 8,
+    "DELTAFS_Db_l0_hard_limit": 12,
+    "DELTAFS_Db_compression": 1,
+}
+WRITE_ENV = {
+    "DELTAFS_Db_write_ahead_log_buffer": 65536,
+    "DELTAFS_Db_disable_write_ahead_logging": 0,
+    "DELTAFS_Db_disable_compaction": 1,
+    "DELTAFS_Db_compression": 1,
+}
+COMPACTOR_ENV = {"DELTAFS_Db_disable_write_ahead_logging": 1, "DELTAFS_Db_compression": 1}
+COMPACTOR_FLAGS = {"rpc_async_sender_threads": 16, "rpc_worker_threads": 0, "rpc_batch_min": 4,
+                   "rpc_batch_max": 8, "rpc_threads": 2}
+GUIDE_INFO_PORT = 10086
+
+# (phase, goal in Mop/s): shared/DESIGN.md section 4.
+PHASES = [("run1 insert", 0.07), ("run1 lstat", 0.07), ("run2 bulk insert", 1.0), ("run2 lstat", 0.07),
+          ("run3 DeltaFS insert", 1.0), ("run3 compaction", 0.7), ("run3 lstat", 0.06)]
+GOALS = dict(PHASES)
+
+SYSTEMS = {
+    "ours": {"server": "deltameta_server", "client": "deltameta_client", "compactor": "deltameta_compactor"},
+    "original": {"server": "deltafs_bm_svr", "client": "deltafs_bm_cli", "compactor": "parallel_compactor"},
+}
+RESULT = re.compile(r"==(\w+)\s*:\s*([0-9.]+) micros/op,\s*([0-9.]+) Mop/s,\s*([0-9.]+) s,\s*(\d+) ops")
+
+
+class GuideLauncher(Launcher):
+    """The jobs' Launcher with one system's tool names (ours or the original's)."""
+
+    def __init__(self, bin_dir, names, mpiexec):
+        super().__init__(bin_dir, mpiexec)
+        self.names = names
+
+    def tool(self, name):
+        return os.path.join(self.bin_dir, self.names[name])
+
+
+def proc_stat(pid):
+    """(parent pid, start time) of a live process, or None."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return int(fields[1]), int(fields[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def descendants(root):
+    """(pid, start time) of every live process below `root` (mpiexec's proxies and ranks)."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            st = proc_stat(entry)
+            if st:
+                children.setdefault(st[0], []).append((int(entry), st[1]))
+    out, todo = [], [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child[0])
+    return out
+
+
+class Jobs:
+    """Every mpiexec job the script starts; kill_all() stops whatever is still running."""
+
+    def __init__(self, log_dir, timeout):
+        self.log_dir, self.timeout, self.running = log_dir, timeout, []
+        self.commands = open(os.path.join(log_dir, "commands.log"), "a")
+
+    def start(self, launcher, name, ranks, env, tool, flags, cwd):
+        cmd = launcher.command(ranks, env, tool, flags)
+        out, err = os.path.join(self.log_dir, name + ".out"), os.path.join(self.log_dir, name + ".err")
+        self.commands.write(f"[{time.strftime('%H:%M:%S')}] {name}: " + " ".join(cmd) + "\n")
+        self.commands.flush()
+        with open(out, "wb") as o, open(err, "wb") as e:
+            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=o, stderr=e, cwd=cwd,
+                                    start_new_session=True, preexec_fn=_die_with_parent)
+        proc.name, proc.out, proc.err = name, out, err
+        self.running.append(proc)
+        return proc
+
+    def finish(self, proc, grace=30):
+        """Stops `proc` if it still runs (SIGTERM, then SIGKILL) and any rank it left behind."""
+        ranks = descendants(proc.pid) if proc.poll() is None else []
+        stop(proc, grace=grace)
+        for pid, started in ranks:  # the same process (start time), not a reused pid
+            st = proc_stat(pid)
+            if st and st[1] == started:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        if proc in self.running:
+            self.running.remove(proc)
+
+    def run(self, launcher, name, ranks, env, tool, flags, cwd):
+        """Runs a job to completion within the timeout; returns its stdout."""
+        proc = self.start(launcher, name, ranks, env, tool, flags, cwd)
+        try:
+            rc = proc.wait(timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            raise JobError(f"{name}: did not finish within {self.timeout} s (stopped; see {proc.out})")
+        finally:
+            self.finish(proc)
+        if rc != 0:
+            raise JobError(f"{name}: exited with code {rc}: {last_line(proc.err)} (see {proc.err})")
+        return read(proc.out)
+
+    def kill_all(self):
+        for proc in list(self.running):
+            self.finish(proc, grace=10)
+        self.commands.close()
+
+
+def read(path):
+    with open(path, errors="replace") as f:
+        return f.read()
+
+
+def last_line(path):
+    lines = [line.strip() for line in read(path).splitlines() if line.strip()]
+    return lines[-1] if lines else "no error output"
+
+
+class Servers:
+    """Context manager: a server job started with the guide's command line, awaited by its
+    "Running..." line and stopped with SIGINT (the guide's ^C)."""
+
+    def __init__(self, jobs, launcher, name, ranks, env, flags, cwd, port, ready_timeout, stop_timeout):
+        self.jobs, self.launcher, self.name, self.ranks = jobs, launcher, name, ranks
+        self.env, self.flags, self.cwd, self.port = env, flags, cwd, port
+        self.ready_timeout, self.stop_timeout = ready_timeout, stop_timeout
+
+    def __enter__(self):
+        if port_in_use(self.port):
+            raise JobError(f"{self.name}: port {self.port} on 127.0.0.1 is in use by another program "
+                           f"(pass --info-port with a free port)")
+        self.proc = self.jobs.start(self.launcher, self.name, self.ranks, self.env, "server", self.flags, self.cwd)
+        deadline = time.monotonic() + self.ready_timeout
+        while "Running..." not in read(self.proc.out):
+            if self.proc.poll() is not None:
+                self.jobs.finish(self.proc)
+                raise JobError(f"{self.name}: exited with code {self.proc.returncode} before printing Running...: "
+                               f"{last_line(self.proc.err)} (see {self.proc.err})")
+            if time.monotonic() > deadline:
+                self.jobs.finish(self.proc)
+                raise JobError(f"{self.name}: no Running... within {self.ready_timeout} s (see {self.proc.out})")
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        proc = self.proc
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)  # mpiexec passes it on to every rank, like ^C
+            try:
+                proc.wait(timeout=self.stop_timeout)
+            except subprocess.TimeoutExpired:
+                pass
+        still_running = proc.poll() is None
+        self.jobs.finish(proc)
+        if exc_type is None:
+            if still_running:
+                raise JobError(f"{self.name}: still running {self.stop_timeout} s after SIGINT (killed)")
+            if proc.returncode != 0:
+                raise JobError(f"{self.name}: exited with code {proc.returncode} after SIGINT: "
+                               f"{last_line(proc.err)} (see {proc.err})")
+        return False
+
+
+def port_in_use(port):
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return True
+    return False
+
+
+def results(text, name, expect):
+    """{phase: {mops, micros_per_op, seconds, ops}} of the '==phase' lines; `expect` maps each
+    phase that must be there to the least number of ops it must report."""
+    found = {}
+    for m in RESULT.finditer(text):
+        micros, mops, seconds, ops = float(m[2]), float(m[3]), float(m[4]), int(m[5])
+        found[m[1]] = {"mops": ops / seconds / 1e6 if seconds > 0 else mops, "printed_mops": mops,
+                       "micros_per_op": micros, "seconds": seconds, "ops": ops}
+    for phase, ops in expect.items():
+        if phase not in found:
+            raise JobError(f"{name}: printed no '=={phase}' result line")
+        if found[phase]["ops"] < ops:
+            raise JobError(f"{name}: '=={phase}' reports {found[phase]['ops']} ops, expected {ops}")
+    return found
+
+
+class System:
+    """One system's tools and store root, running the guide's three runs."""
+
+    def __init__(self, key, bin_dir, a, work):
+        self.key, self.a, self.work = key, a, work
+        self.launcher = GuideLauncher(bin_dir, SYSTEMS[key], a.mpiexec)
+        self.uri = f"tcp://127.0.0.1:{a.info_port}"
+        self.port_flags = {} if a.info_port == GUIDE_INFO_PORT else {"info_port": a.info_port}
+
+    def prepare(self, run):
+        """The guide's `mkdir -p /tmp/deltafs/runN; rm -rf /tmp/deltafs/runN/*`."""
+        root = os.path.join(self.work, self.key, run)
+        shutil.rmtree(root, ignore_errors=True)
+        os.makedirs(root)
+        return root
+
+    def servers(self, jobs, name, ranks, env, flags):
+        return Servers(jobs, self.launcher, name, ranks, env, dict(flags, **self.port_flags), self.work,
+                       self.a.info_port, self.a.ready_timeout, self.a.stop_timeout)
+
+    def run(self, jobs, run, prefix):
+        a, total = self.a, self.a.ranks * self.a.n
+        root = self.prepare(run)
+        name = f"{prefix}{self.key}-{run}"
+        server_flags = {"skip_fs_checks": 0, "ports_per_rank": 1, "rpc_threads": 2}
+        if run == "run1":
+            with self.servers(jobs, name + "-svr", a.servers, SERVER_ENV, dict(db=f"{root}/svr", **server_flags)):
+                out = jobs.run(self.launcher, name + "-cli", a.ranks, {}, "client",
+                               {"share_dir": 1, "n": a.n, "read_phases": 1, "info_svr_uri": self.uri,
+                                "skip_fs_checks": 0}, self.work)
+            r = results(out, name + "-cli", {"insert": total, "fstats": total})
+            got = {"run1 insert": r["insert"], "run1 lstat": r["fstats"]}
+        elif run == "run2":
+            with self.servers(jobs, name + "-svr", a.servers, SERVER_ENV, dict(db=f"{root}/svr", **server_flags)):
+                out = jobs.run(self.launcher, name + "-cli", a.ranks, {}, "client",
+                               {"share_dir": 1, "n": a.n, "bk": 1, "db": f"{root}/cli", "read_phases": 1,
+                                "info_svr_uri": self.uri, "skip_fs_checks": 0}, self.work)
+            r = results(out, name + "-cli", {"insert": total, "fstats": total})
+            got = {"run2 bulk insert": r["insert"], "run2 lstat": r["fstats"]}
+        else:
+            out = jobs.run(self.launcher, name + "-write", a.ranks, WRITE_ENV, "client",
+                           {"db": f"{root}/origin", "share_dir": 1, "n": a.n, "read_phases": 0,
+                            "skip_fs_checks": 1, "fs_use_local": 1}, self.work)
+            write = results(out, name + "-write", {"insert": total})
+            out = jobs.run(self.launcher, name + "-compact", a.readers, COMPACTOR_ENV, "compactor",
+                           dict({"src_dir": f"{root}/origin", "dst_dir": f"{root}/compact"}, **COMPACTOR_FLAGS),
+                           self.work)
+            compact = results(out, name + "-compact", {"mapreduce": total})
+            with self.servers(jobs, name + "-svr", a.readers, {},
+                              dict({"use_existing_fs": 1, "db": f"{root}/compact"}, **server_flags)):
+                out = jobs.run(self.launcher, name + "-read", a.ranks, {}, "client",
+                               {"use_existing_fs": 1, "share_dir": 1, "n": a.n, "write_phases": 0,
+                                "read_phases": 1, "info_svr_uri": self.uri, "skip_fs_checks": 0}, self.work)
+            read_ = results(out, name + "-read", {"fstats": total})
+            got = {"run3 DeltaFS insert": write["insert"], "run3 compaction": compact["mapreduce"],
+                   "run3 lstat": read_["fstats"]}
+        if not a.keep_stores:
+            shutil.rmtree(root, ignore_errors=True)
+        return got
+
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return [float(x) for x in f.read().split()[:3]]
+
+
+def snapshot_tools(key, bin_dir, dest):
+    """Copies one system's three tools to `dest` (a rebuild during the benchmark cannot mix
+    versions); exits 2 with one line if any is missing."""
+    names = SYSTEMS[key].values()
+    missing = [n for n in names if not os.access(os.path.join(bin_dir, n), os.X_OK)]
+    if missing:
+        flag, hint = ("--bin", "build the core first (scripts/build-core.sh)") if key == "ours" else \
+            ("--original", "give the directory holding the original prototype's built tools, e.g. its install/bin")
+        print(f"side_by_side: {flag} {bin_dir}: no executable {', '.join(missing)} there: {hint}", file=sys.stderr)
+        sys.exit(2)
+    os.makedirs(dest)
+    for n in names:
+        shutil.copy2(os.path.join(bin_dir, n), dest)
+    return dest
+
+
+def summarize(values):
+    if not values:
+        return None
+    return {"values": values, "median": statistics.median(values), "min": min(values), "max": max(values)}
+
+
+def fmt(s):
+    if not s:
+        return "-"
+    return f"{s['median']:.3f} ({s['min']:.3f}-{s['max']:.3f})"
+
+
+def table(rows, with_original):
+    head = ["phase", "ours Mop/s", "original Mop/s", "goal", "ours/orig", "goal met"]
+    lines = [[r["phase"], fmt(r["ours"]), fmt(r["original"]) if with_original else "-", f">= {r['goal']}",
+              f"{r['ratio']:.2f}" if r["ratio"] is not None else "-", "yes" if r["goal_met"] else "no"]
+             for r in rows]
+    widths = [max(len(x[i]) for x in [head] + lines) for i in range(len(head))]
+    out = []
+    for i, line in enumerate([head] + lines):
+        out.append("  ".join(c.ljust(w) if j == 0 else c.rjust(w) for j, (c, w) in enumerate(zip(line, widths))))
+        if i == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return "\n".join(out)
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--bin", default=os.path.join(here, "..", "..", "build", "core"),
+                   help="directory holding our deltameta_* tools (default: build/core)")
+    p.add_argument("--original", metavar="DIR",
+                   help="directory holding the original's deltafs_bm_svr, deltafs_bm_cli and parallel_compactor")
+    p.add_argument("--n", type=int, default=50000, help="files per client rank (default 50000)")
+    p.add_argument("--ranks", type=int, default=4, help="client ranks (default 4)")
+    p.add_argument("--servers", type=int, default=2, help="servers of runs 1-2 (default 2, the guide's)")
+    p.add_argument("--readers", type=int, default=4,
+                   help="compactor ranks and read servers of run 3 (default 4, the guide's)")
+    p.add_argument("--repeat", type=int, default=1, help="run everything this many times (default 1)")
+    p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    p.add_argument("--work", help="directory for the stores (default: a fresh one in /tmp, removed after)")
+    p.add_argument("--logs", help="directory for every job's command line and output (default: in --work; "
+                   "a temporary --work is kept when a job fails)")
+    p.add_argument("--keep-stores", action="store_true", help="keep each run's stores (default: removed after it)")
+    p.add_argument("--mpiexec", default=shutil.which("mpirun.mpich") or shutil.which("mpiexec"),
+                   help="MPI launcher (default: mpirun.mpich as in the guide, else mpiexec)")
+    p.add_argument("--info-port", type=int, default=GUIDE_INFO_PORT,
+                   help="servers' info port (default 10086, the guide's; another port adds --info_port)")
+    p.add_argument("--timeout", type=int, default=900, help="seconds allowed per client/compactor job (default 900)")
+    p.add_argument("--ready-timeout", type=int, default=120, help="seconds for servers to print Running...")
+    p.add_argument("--stop-timeout", type=int, default=120, help="seconds for servers to exit after SIGINT")
+    a = p.parse_args()
+    if a.n < 1 or a.ranks < 1 or a.servers < 1 or a.readers < 1 or a.repeat < 1:
+        p.error("--n, --ranks, --servers, --readers and --repeat must be positive")
+    if not a.mpiexec or not shutil.which(a.mpiexec):
+        print(f"side_by_side: MPI launcher {a.mpiexec or 'mpirun.mpich/mpiexec'} not found: "
+              f"install mpich or pass --mpiexec", file=sys.stderr)
+        sys.exit(2)
+    a.mpiexec = shutil.which(a.mpiexec)
+    if a.original is not None and not os.path.isdir(a.original):
+        print(f"side_by_side: --original {a.original}: no such directory (give the directory holding the "
+              f"original prototype's deltafs_bm_svr, deltafs_bm_cli and parallel_compactor)", file=sys.stderr)
+        sys.exit(2)
+
+    temp_work = a.work is None
+    work = os.path.abspath(a.work or tempfile.mkdtemp(prefix="side-by-side-"))
+    logs = os.path.abspath(a.logs or os.path.join(work, "logs"))
+    os.makedirs(logs, exist_ok=True)
+    os.makedirs(work, exist_ok=True)
+    bins = {"ours": os.path.abspath(a.bin)}
+    if a.original:
+        bins["original"] = os.path.abspath(a.original)
+    try:
+        tools = {k: snapshot_tools(k, d, os.path.join(work, "tools", k)) for k, d in bins.items()}
+    except SystemExit:
+        if temp_work:
+            shutil.rmtree(work, ignore_errors=True)
+        raise
+    systems = {k: System(k, tools[k], a, work) for k in bins}
+
+    stop_on_signals()  # SIGTERM, and SIGINT even when started with it ignored, stop every job
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    jobs = Jobs(logs, a.timeout)
+    values = {k: {ph: [] for ph, _ in PHASES} for k in systems}
+    reps, failed = [], None
+    host = {"hostname": platform.node(), "cpus": os.cpu_count(), "loadavg_start": loadavg()}
+    print(f"side_by_side: {a.ranks} client ranks x {a.n} files, {a.servers} servers (runs 1-2), {a.readers} "
+          f"compactor ranks / read servers (run 3), {a.repeat} repetition(s), systems: {', '.join(systems)}; "
+          f"{host['cpus']} CPUs, load {' '.join(map(str, host['loadavg_start']))}; logs in {logs}", flush=True)
+    try:
+        for rep in range(a.repeat):
+            t0, load0 = time.monotonic(), loadavg()
+            rep_results = {k: {} for k in systems}
+            for g, run in enumerate(["run1", "run2", "run3"]):
+                order = list(systems)
+                if (rep + g) % 2 == 1:
+                    order.reverse()
+                for k in order:
+                    t = time.monotonic()
+                    got = systems[k].run(jobs, run, f"rep{rep + 1}-")
+                    rep_results[k].update(got)
+                    for ph, r in got.items():
+                        values[k][ph].append(r["mops"])
+                    print(f"  rep {rep + 1} {run} {k:<8} " + ", ".join(f"{ph.split(' ', 1)[1]} {r['mops']:.3f}"
+                                                                      for ph, r in got.items()) +
+                          f" Mop/s ({time.monotonic() - t:.1f} s)", flush=True)
+            reps.append({"repetition": rep + 1, "seconds": round(time.monotonic() - t0, 1), "loadavg_before": load0,
+                         "loadavg_after": loadavg(), "results": rep_results})
+            print(f"  rep {rep + 1}: {reps[-1]['seconds']} s, load before {' '.join(map(str, load0))}, "
+                  f"after {' '.join(map(str, reps[-1]['loadavg_after']))}", flush=True)
+    except JobError as e:
+        failed = str(e)
+    except KeyboardInterrupt:
+        failed = "interrupted"
+    finally:
+        jobs.kill_all()
+        shutil.rmtree(os.path.join(work, "tools"), ignore_errors=True)
+        if not a.keep_stores:  # also a failed run's stores; the logs stay
+            for k in systems:
+                shutil.rmtree(os.path.join(work, k), ignore_errors=True)
+    logs_inside = os.path.commonpath([work, logs]) == work
+    if temp_work and not a.keep_stores and (not failed or not logs_inside):
+        shutil.rmtree(work, ignore_errors=True)  # with the logs in it only after success
+    if failed:
+        print(f"side_by_side: {failed} (logs: {logs})", file=sys.stderr)
+        sys.exit(1)
+
+    rows = []
+    for ph, goal in PHASES:
+        ours = summarize(values["ours"][ph])
+        orig = summarize(values["original"][ph]) if "original" in values else None
+        rows.append({"phase": ph, "goal": goal, "ours": ours, "original": orig,
+                     "ratio": ours["median"] / orig["median"] if orig and orig["median"] > 0 else None,
+                     "goal_met": ours["median"] >= goal})
+    print()
+    print(table(rows, "original" in systems))
+    host["loadavg_end"] = loadavg()
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"schema": "deltameta.side_by_side/1", "n": a.n, "ranks": a.ranks, "servers": a.servers,
+                       "readers": a.readers, "repeat": a.repeat, "info_port": a.info_port,
+                       "systems": bins, "mpiexec": a.mpiexec, "host": host, "phases": rows, "repetitions": reps},
+                      f, indent=1)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main()

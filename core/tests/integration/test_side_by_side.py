@@ -1,0 +1,66 @@
+# core/bench/side_by_side.py at small scale on our tools only: all seven phases with numbers,
+# nothing left running, and a clear one-line error for a bad --original.
+import json
+import os
+import re
+import subprocess
+import sys
+import unittest
+
+import harness
+
+SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "side_by_side.py")
+PHASES = ["run1 insert", "run1 lstat", "run2 bulk insert", "run2 lstat", "run3 DeltaFS insert", "run3 compaction",
+          "run3 lstat"]
+
+
+class SideBySide(unittest.TestCase):
+    def setUp(self):
+        self.s = harness.Session()
+        self.addCleanup(self.s.close)
+
+    def script(self, *args, timeout=120):
+        env = dict(os.environ, **{harness.TAG_VAR: self.s.tag})
+        cmd = [sys.executable, SCRIPT, "--bin", harness.BIN, "--mpiexec", harness.MPIEXEC] + list(args)
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+        harness.wait_until(lambda: not harness.tagged_pids(self.s.tag), 10, "the script's jobs to be gone")
+        return r
+
+    def test_our_tools_all_seven_phases(self):
+        out_json = self.s.path("result.json")
+        r = self.script("--n", "500", "--repeat", "1", "--info-port", str(harness.free_port()),
+                        "--work", self.s.path("work"), "--json", out_json)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        for phase in PHASES:
+            row = re.search(r"^%s +([0-9.]+) \(([0-9.]+)-([0-9.]+)\) +- +>= [0-9.]+ +- +(yes|no)$" % phase,
+                            r.stdout, re.M)
+            self.assertIsNotNone(row, "no table row for %s in:\n%s" % (phase, r.stdout))
+            self.assertGreater(float(row.group(1)), 0)
+        with open(out_json) as f:
+            doc = json.load(f)
+        self.assertEqual([p["phase"] for p in doc["phases"]], PHASES)
+        for p in doc["phases"]:
+            self.assertEqual(len(p["ours"]["values"]), 1, p)
+            self.assertIsNone(p["original"])
+        self.assertEqual(os.listdir(self.s.path("work")), ["logs"], "the stores were not removed")
+
+    def test_bad_original_is_one_clear_line(self):
+        r = self.script("--n", "500", "--original", self.s.path("no-such-dir"), timeout=30)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertEqual(r.stdout, "")
+        lines = r.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, r.stderr)
+        self.assertRegex(lines[0], r"^side_by_side: --original .*no-such-dir: no such directory")
+
+        empty = self.s.path("empty")
+        os.makedirs(empty)
+        r = self.script("--original", empty, timeout=30)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertEqual(r.stderr.strip().splitlines(),
+                         ["side_by_side: --original %s: no executable deltafs_bm_svr, deltafs_bm_cli, "
+                          "parallel_compactor there: give the directory holding the original prototype's built "
+                          "tools, e.g. its install/bin" % empty])
+
+
+if __name__ == "__main__":
+    unittest.main()
