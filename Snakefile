@@ -2,6 +2,7 @@
 # configured matrix, validates every run, aggregates the results and draws the figures.
 #   snakemake --cores all                                  (single-node default)
 #   snakemake --cores all --configfile config/profiles/smoke.yaml
+#   snakemake --cores all --configfile config/profiles/rados.yaml   (stores in Ceph RADOS)
 #   snakemake --report results/report.html                 (after a run)
 import os
 
@@ -20,6 +21,7 @@ report: "workflows/report/workflow.rst"
 
 
 include: "workflows/rules/common.smk"
+include: "workflows/rules/storage.smk"
 include: "workflows/rules/build.smk"
 include: "workflows/rules/indexfs.smk"
 include: "workflows/rules/deltafs.smk"

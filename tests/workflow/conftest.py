@@ -1,5 +1,6 @@
 """Shared fixtures of the workflow tests: a Snakemake runner in a scratch working
-directory, and one finished smoke run that several tests inspect."""
+directory, and finished smoke runs (stores on posix and on RADOS) that several tests
+inspect."""
 import json
 import os
 import subprocess
@@ -9,6 +10,7 @@ import pytest
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SMOKE = os.path.join(REPO, "config", "profiles", "smoke.yaml")
+RADOS = os.path.join(REPO, "config", "profiles", "rados.yaml")
 
 
 def deltameta_processes(workdir):
@@ -29,13 +31,20 @@ def deltameta_processes(workdir):
     return found
 
 
+def ceph_daemons(workdir):
+    """(pid, command line) of every ceph-mon or ceph-osd of a cluster under `workdir` (the
+    workflow's throw-away cluster lives in its results/ceph)."""
+    return [(pid, args) for pid, args in deltameta_processes(workdir)
+            if os.path.basename(args.split()[0]) in ("ceph-mon", "ceph-osd")]
+
+
 class Workflow:
-    def __init__(self, workdir):
-        self.workdir = str(workdir)
+    def __init__(self, workdir, profile=SMOKE):
+        self.workdir, self.profile = str(workdir), profile
 
     def command(self, *args, overrides=None):
-        """Snakemake on the smoke profile, plus `overrides` (a dict) as one more config file."""
-        configs = [SMOKE]
+        """Snakemake on the profile (smoke by default), plus `overrides` (a dict) as one more config file."""
+        configs = [self.profile]
         if overrides:
             configs.append(os.path.join(self.workdir, f"overrides-{len(os.listdir(self.workdir))}.json"))
             with open(configs[-1], "w") as f:
@@ -43,9 +52,10 @@ class Workflow:
         return [sys.executable, "-m", "snakemake", "-s", os.path.join(REPO, "Snakefile"), "--directory",
                 self.workdir, "--cores", "2", "--configfile", *configs] + list(args)
 
-    def run(self, *args, overrides=None, timeout=600):
+    def run(self, *args, overrides=None, timeout=600, env=None):
+        """Runs Snakemake; `env` (a dict) is added to this process's environment."""
         return subprocess.run(self.command(*args, overrides=overrides), capture_output=True, text=True,
-                              timeout=timeout)
+                              timeout=timeout, env=dict(os.environ, **(env or {})))
 
     def path(self, *parts):
         return os.path.join(self.workdir, *parts)
@@ -57,6 +67,20 @@ def smoke(tmp_path_factory):
     wf = Workflow(tmp_path_factory.mktemp("smoke"))
     res = wf.run()
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    rep = wf.run("--report", "results/report.html")
+    assert rep.returncode == 0, rep.stderr[-3000:]
+    return wf
+
+
+@pytest.fixture(scope="session")
+def rados_smoke(tmp_path_factory):
+    """A completed run of the RADOS profile (the smoke scale, stores on a throw-away cluster)
+    plus its HTML report; no Ceph daemon of it may outlive the run."""
+    wf = Workflow(tmp_path_factory.mktemp("rados-smoke"), profile=RADOS)
+    res = wf.run()
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    wf.stderr = res.stderr
+    wf.daemons_after_run = ceph_daemons(wf.workdir)
     rep = wf.run("--report", "results/report.html")
     assert rep.returncode == 0, rep.stderr[-3000:]
     return wf

@@ -1,5 +1,6 @@
 """The smoke profile end to end: outputs, summary contents, figures and report, and that a
-second run has nothing to do."""
+second run has nothing to do. The check_* helpers are also applied to the RADOS profile's
+run (test_rados.py)."""
 import csv
 import json
 
@@ -11,8 +12,9 @@ PHASES = {"indexfs": {"insert", "lstat"}, "indexfs-bulk": {"insert", "lstat"},
           "deltafs": {"insert", "compaction", "lstat"}}
 
 
-def test_summary_has_every_run_with_exact_counts(smoke):
-    with open(smoke.path("results", "summary.csv")) as f:
+def check_summary(wf, storage):
+    """Every run of the smoke scale in summary.csv, with exact op counts and no errors."""
+    with open(wf.path("results", "summary.csv")) as f:
         rows = list(csv.DictReader(f))
     # smoke: client ranks 1 and 2, 2 repetitions, 500 files per rank
     expected = {(s, p, c, r) for s, ps in PHASES.items() for p in ps for c in ("1", "2") for r in ("1", "2")}
@@ -24,42 +26,65 @@ def test_summary_has_every_run_with_exact_counts(smoke):
         assert float(r["throughput_mops"]) > 0
         assert float(r["elapsed_s"]) > 0
         assert r["git_revision"]
+        assert r["storage"] == storage
 
 
-def test_validation_and_provenance(smoke):
-    with open(smoke.path("results", "validation.json")) as f:
+def check_validation_and_provenance(wf, storage):
+    with open(wf.path("results", "validation.json")) as f:
         v = json.load(f)
     assert v["ok"] and v["problems"] == [] and v["phases_checked"] == 28
-    with open(smoke.path("results", "provenance.json")) as f:
+    with open(wf.path("results", "provenance.json")) as f:
         p = json.load(f)
     assert p["config"]["files_per_rank"] == 500
+    assert p["config"]["storage"] == p["storage"]["backend"] == storage
     assert p["tools"]["bin_dir"].endswith("build/core")
     assert p["python_packages"]["snakemake"].startswith("9.")
+    return p
 
 
-def test_figures_are_valid_pdf_and_png(smoke):
+def check_figures(wf):
     for name in FIGURES:
-        with open(smoke.path("paper", "figures", name + ".pdf"), "rb") as f:
+        with open(wf.path("paper", "figures", name + ".pdf"), "rb") as f:
             pdf = f.read()
         assert pdf.startswith(b"%PDF-") and b"%%EOF" in pdf[-64:] and len(pdf) > 5_000, name
-        with open(smoke.path("paper", "figures", name + ".png"), "rb") as f:
+        with open(wf.path("paper", "figures", name + ".png"), "rb") as f:
             png = f.read()
         assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 20_000, name
 
 
-def test_results_table_and_report(smoke):
-    with open(smoke.path("paper", "results-table.md")) as f:
+def check_results_table_and_report(wf):
+    with open(wf.path("paper", "results-table.md")) as f:
         table = f.read()
     assert table.count("| DeltaFS | compaction |") == 2
-    with open(smoke.path("results", "report.html")) as f:
+    with open(wf.path("results", "report.html")) as f:
         html = f.read()
     assert len(html) > 100_000 and "summary.csv" in html and "insert throughput" in html
 
 
-def test_second_run_is_a_no_op(smoke):
-    res = smoke.run("--dry-run")
+def check_second_run_is_a_no_op(wf):
+    res = wf.run("--dry-run")
     assert res.returncode == 0
     assert "Nothing to be done" in res.stdout + res.stderr
+
+
+def test_summary_has_every_run_with_exact_counts(smoke):
+    check_summary(smoke, "posix")
+
+
+def test_validation_and_provenance(smoke):
+    check_validation_and_provenance(smoke, "posix")
+
+
+def test_figures_are_valid_pdf_and_png(smoke):
+    check_figures(smoke)
+
+
+def test_results_table_and_report(smoke):
+    check_results_table_and_report(smoke)
+
+
+def test_second_run_is_a_no_op(smoke):
+    check_second_run_is_a_no_op(smoke)
 
 
 def test_runs_through_an_mpi_hostfile(workflow_in):

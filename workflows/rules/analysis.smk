@@ -42,6 +42,7 @@ rule provenance:
     params:
         config=config,
         repo=REPO,
+        storage=storage_provenance(),
     log:
         "results/logs/provenance.log",
     message:

@@ -45,7 +45,7 @@ def runs_command(run):
     env = " ".join(f"--env {k}={v}" for k, v in sorted(config["store_settings"].items()))
     hostfile = f"--hostfile {config['mpi']['hostfile']}" if config["mpi"]["hostfile"] else ""
     return (f"python3 {RUNS_PY} {run} --bin {{params.bin}} --mpiexec {config['mpi']['mpiexec']} {hostfile} "
-            f"{env} --timeout {config['job_timeout_s']}")
+            f"{env} --timeout {config['job_timeout_s']}" + storage_options())
 
 
 wildcard_constraints:

@@ -1,7 +1,9 @@
 # Run 3, DeltaFS, as three rules: the client job writes per-rank stores (no servers); the
 # parallel compactor shuffles them into one store per reader; read-only servers on the
 # compacted stores answer the client job's lstats. Stores are kept, so that a change of
-# the reader count reruns only the compaction and read phases.
+# the reader count reruns only the compaction and read phases. With storage: rados the
+# `origin` and `compacted` outputs are local marker directories naming the RADOS stores,
+# temporary (storage.smk): a later invocation that needs a store writes it again.
 
 DELTAFS_RUN = "results/runs/deltafs/{backend}/c{ranks}-n{n}/rep{rep}"
 
@@ -11,7 +13,7 @@ rule deltafs_write:
         tools="results/core/tools.json",
     output:
         result=DELTAFS_RUN + "/write.jsonl",
-        origin=directory(DELTAFS_RUN + "/origin"),
+        origin=storage_output(DELTAFS_RUN + "/origin"),
     params:
         bin=tools_bin,
         work=lambda wc, output: os.path.dirname(output.result),
@@ -37,7 +39,7 @@ rule deltafs_compact:
         origin=DELTAFS_RUN + "/origin",
     output:
         result=DELTAFS_RUN + "/r{readers}/compact.jsonl",
-        compacted=directory(DELTAFS_RUN + "/r{readers}/compacted"),
+        compacted=storage_output(DELTAFS_RUN + "/r{readers}/compacted"),
     params:
         bin=tools_bin,
         work=lambda wc, output: os.path.dirname(output.result),

@@ -1,5 +1,5 @@
 """Snakemake script of rule provenance: what produced these results (configuration, git
-revision, tool and library versions, host) in results/provenance.json."""
+revision, tool and library versions, storage, host) in results/provenance.json."""
 import json
 import platform
 import subprocess
@@ -21,6 +21,7 @@ def main(sm):
         "git_revision": git(sm.params.repo, "rev-parse", "HEAD"),
         "git_dirty": bool(git(sm.params.repo, "status", "--porcelain")),
         "tools": tools,
+        "storage": storage(sm.params.storage),
         "python": sys.version.split()[0],
         "python_packages": packages,
         "host": {"hostname": platform.node(), "kernel": platform.release(), "machine": platform.machine()},
@@ -30,6 +31,18 @@ def main(sm):
         json.dump(doc, f, indent=1, default=str)
     with open(sm.log[0], "w") as log:
         log.write("ok\n")
+
+
+def storage(info):
+    """Where the stores were; for RADOS also the Ceph release installed here."""
+    info = dict(info)
+    if info["backend"] == "rados":
+        try:
+            res = subprocess.run(["ceph", "--version"], capture_output=True, text=True, timeout=60)
+            info["ceph_version"] = res.stdout.strip() if res.returncode == 0 else "unknown"
+        except (OSError, subprocess.TimeoutExpired):
+            info["ceph_version"] = "unknown"
+    return info
 
 
 def _installed(name):

@@ -39,6 +39,9 @@ def rows(paths):
         for number, line in enumerate(lines, 1):
             try:
                 d = json.loads(line)
+                backend = (d.get("storage") or {}).get("backend", where["storage"])
+                if backend != where["storage"]:
+                    raise ValueError(f"{path}:{number}: stores were on {backend}, not {where['storage']}")
                 lat = d["latency_us"] or {}
                 yield dict(where, phase=d["phase"], ops=d["ops"],
                            expected_ops=where["client_ranks"] * where["files_per_rank"],

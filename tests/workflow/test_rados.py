@@ -1,0 +1,154 @@
+"""storage: rados end to end: the RADOS profile (smoke scale) on the workflow's throw-away
+Ceph cluster passes the smoke run's checks; the cluster is stopped after success, error
+and Ctrl-C; stores of a cluster that is gone are written again; an unreachable cluster
+fails with the core's message. No daemon or job may outlive a run."""
+import glob
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+import yaml
+
+from conftest import REPO, RADOS, SMOKE, Workflow, ceph_daemons, deltameta_processes
+from test_reruns import planned_jobs
+from test_smoke_run import (check_figures, check_results_table_and_report, check_second_run_is_a_no_op,
+                            check_summary, check_validation_and_provenance)
+
+ROOT = "rados://deltameta/deltameta-results/"
+# The failure cases use the tools as built (no build step): they are about the cluster.
+BUILT = {"core": {"build": "installed", "bin_dir": os.path.join(REPO, "build", "core")}}
+
+
+@pytest.fixture
+def rados_workflow_in(tmp_path):
+    return Workflow(tmp_path, profile=RADOS)
+
+
+def test_rados_profile_is_the_smoke_scale_on_rados():
+    with open(SMOKE) as f:
+        smoke = yaml.safe_load(f)
+    with open(RADOS) as f:
+        assert yaml.safe_load(f) == dict(smoke, storage="rados")
+
+
+def test_rados_smoke_run_passes_the_smoke_checks(rados_smoke):
+    check_summary(rados_smoke, "rados")
+    p = check_validation_and_provenance(rados_smoke, "rados")
+    assert p["storage"]["root"] == ROOT.rstrip("/") and p["storage"]["cluster"].startswith("throw-away")
+    assert p["storage"]["ceph_version"].startswith("ceph version")
+    check_figures(rados_smoke)
+    check_results_table_and_report(rados_smoke)
+    check_second_run_is_a_no_op(rados_smoke)
+
+
+def test_every_store_was_in_rados_and_the_cluster_is_gone(rados_smoke):
+    assert "Starting a throw-away Ceph cluster" in rados_smoke.stderr
+    assert "Stopped the throw-away Ceph cluster" in rados_smoke.stderr
+    assert rados_smoke.daemons_after_run == []
+    assert os.path.exists(rados_smoke.path("results", "ceph", "log", "mon.a.log"))
+    stores = []
+    for path in glob.glob(rados_smoke.path("results", "runs", "**", "*.jsonl"), recursive=True):
+        if os.path.basename(path) in ("phases.jsonl", "write.jsonl", "compact.jsonl", "read.jsonl"):
+            with open(path) as f:
+                for line in f:
+                    d = json.loads(line)
+                    assert d["storage"]["backend"] == "rados", path
+                    stores += [(os.path.relpath(os.path.dirname(path), rados_smoke.workdir), role, uri)
+                               for role, uri in d["storage"]["stores"].items()]
+    assert stores and all(uri.startswith(ROOT + "runs/") for _, _, uri in stores)
+    # Runs never share a store: each location belongs to one run (a DeltaFS repetition's phases share theirs).
+    owners = {}
+    for run, _, uri in stores:
+        owners.setdefault(uri, set()).add(re.sub(r"/r\d+$", "", run))
+    assert all(len(runs) == 1 for runs in owners.values()), owners
+    assert len(owners) == 4 * 1 + 4 * 2 + 4 * 2  # indexfs: servers; bulk: servers, tables; deltafs: origin, compacted
+    # The markers of the DeltaFS stores were temporary: nothing claims data of the stopped cluster.
+    assert not glob.glob(rados_smoke.path("results", "runs", "deltafs", "rados", "*", "*", "origin"))
+    assert not glob.glob(rados_smoke.path("results", "runs", "deltafs", "rados", "*", "*", "r2", "compacted"))
+
+
+def test_stores_of_a_stopped_cluster_are_written_again(rados_smoke):
+    # A marker left behind (e.g. by a failed or --until run) names a store of a cluster that is gone.
+    origins = [os.path.join(rep, "origin") for rep in
+               glob.glob(rados_smoke.path("results", "runs", "deltafs", "rados", "c*-n500", "rep*"))]
+    assert len(origins) == 4
+    for origin in origins:
+        os.makedirs(origin)
+        with open(os.path.join(origin, "store.json"), "w") as f:
+            json.dump({"uri": ROOT + "gone", "ceph_conf": rados_smoke.path("results", "ceph", "ceph.conf"),
+                       "fsid": "00000000-0000-0000-0000-000000000000"}, f)
+    jobs = planned_jobs(rados_smoke, {"readers": 3})
+    assert jobs["deltafs_write"] == jobs["deltafs_compact"] == jobs["deltafs_read"] == 4
+    assert "indexfs" not in jobs and not any(os.path.exists(o) for o in origins)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_unreachable_cluster_fails_with_the_core_message(workflow_in):
+    conf = workflow_in.path("nowhere.conf")
+    with open(conf, "w") as f:
+        f.write(f"[global]\nmon host = v2:127.0.0.1:{free_port()}\nauth client required = none\n")
+    start = time.monotonic()
+    res = workflow_in.run(overrides={"storage": "rados", "systems": ["indexfs"], "client_ranks": [1],
+                                     "repetitions": 1, "rados": {"conf": conf}, **BUILT},
+                          env={"DELTAMETA_RADOS_TIMEOUT": "3"})
+    assert res.returncode != 0
+    message = f"cannot reach the Ceph cluster of {conf} within 3 s"
+    with open(workflow_in.path("results", "logs", "indexfs", "rados", "c1-s2-n500", "rep1.log")) as f:
+        assert message in f.read()
+    assert message in res.stderr
+    assert time.monotonic() - start < 120
+    assert not os.path.exists(workflow_in.path("results", "ceph"))  # an existing cluster: none started
+    assert deltameta_processes(workflow_in.workdir) == []
+
+
+def test_failing_run_stops_the_cluster(rados_workflow_in):
+    wf = rados_workflow_in
+    # l0_hard_limit below l0_soft_limit: the servers refuse to start.
+    res = wf.run(overrides={"systems": ["indexfs"], "client_ranks": [1], "repetitions": 1,
+                            "store_settings": {"DELTAFS_Db_l0_hard_limit": 2}, **BUILT})
+    assert res.returncode != 0
+    assert "servers exited with code" in res.stderr
+    assert "Starting a throw-away Ceph cluster" in res.stderr
+    assert "Stopped the throw-away Ceph cluster" in res.stderr
+    assert ceph_daemons(wf.workdir) == [] and deltameta_processes(wf.workdir) == []
+
+
+def test_ctrl_c_stops_jobs_and_the_cluster(rados_workflow_in):
+    wf = rados_workflow_in
+    # Ctrl-C in a terminal: SIGINT to snakemake's whole process group (its jobs too).
+    proc = subprocess.Popen(wf.command(overrides={"systems": ["indexfs"], "client_ranks": [2], "repetitions": 1,
+                                                  "files_per_rank": 400000, **BUILT}),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, process_group=0)
+    try:
+        deadline = time.monotonic() + 120
+        while not any("deltameta_client" in args for _, args in deltameta_processes(wf.workdir)):
+            assert proc.poll() is None and time.monotonic() < deadline, "the client job never started"
+            time.sleep(0.2)
+        assert len(ceph_daemons(wf.workdir)) == 2
+        os.killpg(proc.pid, signal.SIGINT)
+        assert proc.wait(timeout=120) != 0
+        deadline = time.monotonic() + 30
+        while deltameta_processes(wf.workdir) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert deltameta_processes(wf.workdir) == []
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+def test_bad_rados_settings_are_refused_before_anything_runs(rados_workflow_in):
+    res = rados_workflow_in.run("--dry-run", overrides={"rados": {"pool": "no/slashes"}})
+    assert res.returncode != 0 and "no/slashes" in res.stdout + res.stderr
+    missing = rados_workflow_in.path("missing.conf")
+    res = rados_workflow_in.run("--dry-run", overrides={"rados": {"conf": missing}})
+    assert res.returncode != 0 and f"rados.conf: {missing} is not a file" in res.stdout + res.stderr
