@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Runs the seed guide's three runs (IndexFS; IndexFS + bulk insertion; DeltaFS write ->
 parallel compaction -> read) on the deltameta tools and prints one table: phase, Mop/s,
-micros/op, ops, errors. Exits 1 if any job fails or any phase reports an error."""
+micros/op, ops, errors. Exits 1 if any job fails or any phase reports an error.
+With --storage-root rados://POOL/PREFIX every store lives in Ceph RADOS instead (removed
+afterwards), which gives the RADOS-vs-local comparison in core/README.md."""
 import argparse
 import json
 import os
 import shutil
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import runs  # noqa: E402
@@ -26,6 +29,9 @@ def main():
     p.add_argument("--work", help="scratch directory (default: a fresh temporary directory, removed after)")
     p.add_argument("--json", help="also write the table as JSON to this file")
     p.add_argument("--timeout", type=int, default=1800, help="seconds allowed per job (default 1800)")
+    p.add_argument("--storage-root", metavar="rados://POOL/PREFIX", help="keep every store in RADOS below this")
+    p.add_argument("--ceph-conf", metavar="PATH", help="with --storage-root: the cluster's ceph.conf "
+                   "(default: $CEPH_CONF)")
     a = p.parse_args()
     mpiexec = shutil.which("mpiexec") or sys.exit("seed_runs: mpiexec not found: run scripts/install-deps.sh")
     if not os.path.exists(os.path.join(a.bin, "deltameta_server")):
@@ -36,8 +42,11 @@ def main():
     rows = []
     try:
         with open(os.path.join(work, "jobs.log"), "w") as log:
+            root = a.storage_root and a.storage_root.rstrip("/") + "/seed-%d-%d" % (time.time(), os.getpid())
+            storage = runs.Storage(launcher, log, a.timeout, root, work, a.ceph_conf or os.environ.get("CEPH_CONF"))
+
             def run(name):
-                return runs.Run(launcher, os.path.join(work, name), log, a.timeout)
+                return runs.Run(launcher, os.path.join(work, name), log, a.timeout, storage=storage)
             rows += [("run1", d) for d in runs.indexfs(run("run1"), a.ranks, a.servers, a.n)]
             rows += [("run2", d) for d in runs.indexfs_bulk(run("run2"), a.ranks, a.servers, a.n)]
             r3 = run("run3")
@@ -45,6 +54,8 @@ def main():
             rows += [("run3", d) for d in runs.deltafs_write(r3, a.ranks, a.n, origin)]
             rows += [("run3", d) for d in runs.deltafs_compact(r3, a.readers, origin, compacted)]
             rows += [("run3", d) for d in runs.deltafs_read(r3, a.ranks, a.readers, a.n, compacted)]
+            if root:
+                storage.remove(root)
     except JobError as e:
         sys.exit(f"seed_runs: {e} (job log: {os.path.join(work, 'jobs.log')})")
     finally:
