@@ -1,0 +1,58 @@
+# The deltameta core for Spack: a thin map of variants onto the core's CMake options.
+import os
+
+from spack_repo.builtin.build_systems.cmake import CMakePackage
+
+from spack.package import *
+
+# This package repository lives in the project's own git repository, at
+# <project>/spack/spack_repo/deltameta/packages/deltameta, which is therefore where the
+# sources come from: offline, from the clone that holds this file.
+_HERE = os.path.dirname(os.path.realpath(__file__))
+_PROJECT = os.path.abspath(os.path.join(_HERE, *[os.pardir] * 5))
+
+
+class Deltameta(CMakePackage):
+    """File-system metadata designs (IndexFS, IndexFS with bulk insertion, DeltaFS) over
+    RocksDB: a C++ library and three MPI tools, deltameta_server, deltameta_client and
+    deltameta_compactor, that reproduce the SC'21 DeltaFS paper's comparison."""
+
+    homepage = f"file://{_PROJECT}/README.md"
+    git = f"file://{_PROJECT}"
+
+    # 0.1.0 is the core's CMake project version at this commit; main follows the branch.
+    version("0.1.0", commit="dbf7280445a649ab64305d613905a9911e281cf7")
+    version("main", branch="main")
+
+    variant("mpi", default=True, description="Build the MPI tools (off: the library only)")
+    variant("snappy", default=True, description="Snappy store compression")
+    variant("rados", default=False, description="Stores and tables on Ceph RADOS (librados)")
+
+    root_cmakelists_dir = "core"
+
+    depends_on("cxx", type="build")
+    depends_on("cmake@3.18:", type="build")
+
+    depends_on("rocksdb@7:")
+    depends_on("rocksdb+snappy", when="+snappy")
+    depends_on("snappy", when="+snappy")
+    depends_on("mpi", when="+mpi")
+    depends_on("librados", when="+rados")
+    depends_on("nlohmann-json@3:")
+    depends_on("asio")  # header-only, used standalone
+
+    # spack install --test=root: the unit tests, and with +mpi +snappy the integration
+    # tests (the real tools under mpiexec on loopback, driven by Python; instruction
+    # budgets under valgrind). With +rados, ctest also starts a throw-away Ceph cluster
+    # (scripts/ceph-cluster.sh), which needs the host's ceph-mon and ceph-osd.
+    depends_on("googletest", type="test")
+    depends_on("python@3:", type="test", when="+mpi+snappy")
+    depends_on("valgrind", type="test", when="+mpi+snappy")
+
+    def cmake_args(self):
+        return [
+            self.define_from_variant("DELTAMETA_WITH_MPI", "mpi"),
+            self.define_from_variant("DELTAMETA_WITH_SNAPPY", "snappy"),
+            self.define_from_variant("DELTAMETA_WITH_RADOS", "rados"),
+            self.define("DELTAMETA_TESTS", self.run_tests),
+        ]

@@ -1,0 +1,209 @@
+"""The Spack route of README.md ("Spack"), for real: the project's spack.yaml (+mpi +snappy)
+and spack/envs/rados/spack.yaml (+rados) concretize and install (the first with the core's
+tests, --test=root), the installed tools pass runs 1-3, the workflow runs on the Spack
+view, and `spack develop` builds the working tree.
+
+Needs `spack` on PATH, set up as README.md says (externals from the host, offline); without
+it these tests are skipped. Slow: about 10 minutes on 2 cores. Everything Spack writes
+(install tree, stages, caches, environments) goes to a temporary directory through a
+configuration scope of the test's own, so neither earlier Spack runs nor the project tree
+matter. Every command has a time limit; on expiry its whole process group is killed."""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+RUNS_PY = os.path.join(REPO, "core", "bench", "runs.py")
+SPACK = shutil.which("spack")
+TOOLS = ["deltameta_server", "deltameta_client", "deltameta_compactor"]
+
+needs_spack = pytest.mark.skipif(SPACK is None, reason="spack is not on PATH (README.md, 'Spack')")
+
+
+def run(cmd, timeout, cwd=None):
+    """Runs `cmd` in its own process group; fails the test on a non-zero exit or when it
+    outlives `timeout` seconds (then the group is killed, so no build is left running)."""
+    p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         start_new_session=True)
+    try:
+        out, _ = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGTERM)
+        try:
+            out, _ = p.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            out, _ = p.communicate()
+        pytest.fail(f"timed out after {timeout} s: {' '.join(cmd)}\n{out[-4000:]}")
+    if p.returncode != 0:
+        pytest.fail(f"exit {p.returncode}: {' '.join(cmd)}\n{out[-4000:]}")
+    return out
+
+
+class Spack:
+    """`spack` with the test's configuration scope: install tree, stages and caches under `root`."""
+
+    def __init__(self, root):
+        self.root = str(root)
+        self.scope = os.path.join(self.root, "scope")
+        os.makedirs(self.scope)
+        config = {"config": {
+            "install_tree": {"root": os.path.join(self.root, "opt")},
+            "build_stage": [os.path.join(self.root, "stage")],
+            "source_cache": os.path.join(self.root, "cache", "source"),
+            "misc_cache": os.path.join(self.root, "cache", "misc"),
+            # spack develop links its build directory here, not into the working tree.
+            "develop_stage_link": os.path.join(self.root, "develop-build-{hash:7}"),
+        }}
+        with open(os.path.join(self.scope, "config.yaml"), "w") as f:
+            yaml.safe_dump(config, f)
+
+    def __call__(self, *args, timeout=900):
+        return run([SPACK, "-C", self.scope, *args], timeout)
+
+    def env(self, name, manifest):
+        """An environment created from `manifest` (relative paths in it become absolute)."""
+        path = os.path.join(self.root, name)
+        self("env", "create", "-d", path, manifest, timeout=300)
+        return path
+
+
+def installed_prefix(spack, env):
+    out = spack("-e", env, "find", "--format", "{prefix}", "deltameta", timeout=300)
+    prefixes = [line for line in out.split() if line.startswith("/")]
+    assert len(prefixes) == 1, out
+    return prefixes[0]
+
+
+def three_runs(bin_dir, work, ranks=2, n=500):
+    """The seed guide's runs 1-3 (run 3: write, compaction, read) on the tools in `bin_dir`;
+    every phase must perform exactly ranks x n operations with no error."""
+    os.makedirs(work)
+    log = os.path.join(work, "log.txt")
+    origin, compacted = os.path.join(work, "r3", "origin"), os.path.join(work, "r3", "compacted")
+    steps = [("indexfs", ["--servers", "1", "--work", os.path.join(work, "r1")]),
+             ("indexfs-bulk", ["--servers", "1", "--work", os.path.join(work, "r2")]),
+             ("deltafs-write", ["--work", os.path.join(work, "r3"), "--origin", origin]),
+             ("deltafs-compact", ["--servers", "2", "--work", os.path.join(work, "r3"), "--origin", origin,
+                                  "--compacted", compacted]),
+             ("deltafs-read", ["--servers", "2", "--work", os.path.join(work, "r3"), "--compacted", compacted])]
+    phases = []
+    for name, args in steps:
+        out = os.path.join(work, name + ".jsonl")
+        run([sys.executable, RUNS_PY, name, "--bin", bin_dir, "--ranks", str(ranks), "--n", str(n), "--out", out,
+             "--log", log, "--timeout", "120", *args], timeout=300)
+        with open(out) as f:
+            docs = [json.loads(line) for line in f]
+        for d in docs:
+            assert d["ops"] == ranks * n and d["errors"]["total"] == 0, (name, d["phase"], d["ops"], d["errors"])
+            phases.append((name, d["phase"]))
+    assert phases == [("indexfs", "insert"), ("indexfs", "lstat"), ("indexfs-bulk", "insert"),
+                      ("indexfs-bulk", "lstat"), ("deltafs-write", "insert"), ("deltafs-compact", "compaction"),
+                      ("deltafs-read", "lstat")]
+    return docs[0]["build"]
+
+
+def assert_tools(bin_dir):
+    for tool in TOOLS:
+        assert os.access(os.path.join(bin_dir, tool), os.X_OK), f"{tool} missing in {bin_dir}"
+
+
+def links_librados(binary):
+    return "librados.so" in subprocess.run(["ldd", binary], capture_output=True, text=True, timeout=60).stdout
+
+
+@pytest.fixture(scope="module")
+def spack(tmp_path_factory):
+    return Spack(tmp_path_factory.mktemp("spack"))
+
+
+@pytest.fixture(scope="module")
+def default_env(spack):
+    """spack.yaml concretized and installed with the core's tests (--test=root)."""
+    env = spack.env("env-default", os.path.join(REPO, "spack.yaml"))
+    spack("-e", env, "concretize", "--test=root")
+    spack("-e", env, "install", "--test=root", timeout=2400)
+    return env
+
+
+@needs_spack
+def test_default_env_installs_and_passes_the_three_runs(spack, default_env, tmp_path):
+    prefix = installed_prefix(spack, default_env)
+    with open(os.path.join(prefix, ".spack", "install-time-test-log.txt")) as f:
+        test_log = f.read()
+    assert "100% tests passed" in test_log and "integration.test_three_runs" in test_log, test_log[-2000:]
+    view_bin = os.path.join(default_env, ".spack-env", "view", "bin")
+    assert_tools(view_bin)
+    assert not links_librados(os.path.join(view_bin, "deltameta_server"))
+    build = three_runs(view_bin, str(tmp_path / "runs"))
+    assert build["version"] == "0.1.0" and build["snappy"] and build["mpi"], build
+
+
+@needs_spack
+def test_workflow_runs_from_the_spack_view(default_env, tmp_path):
+    pytest.importorskip("snakemake")
+    view_bin = os.path.join(default_env, ".spack-env", "view", "bin")
+    overrides = tmp_path / "spack-view.json"
+    overrides.write_text(json.dumps({"systems": ["indexfs", "indexfs-bulk", "deltafs"], "client_ranks": [2],
+                                     "repetitions": 1, "core": {"build": "installed", "bin_dir": view_bin}}))
+    work = tmp_path / "workflow"
+    work.mkdir()
+    run([sys.executable, "-m", "snakemake", "-s", os.path.join(REPO, "Snakefile"), "--directory", str(work),
+         "--cores", "2", "--configfile", os.path.join(REPO, "config", "profiles", "smoke.yaml"), str(overrides)],
+        timeout=900)
+    with open(work / "results" / "core" / "tools.json") as f:
+        assert json.load(f)["bin_dir"] == view_bin
+    assert (work / "results" / "summary.csv").exists()
+
+
+@needs_spack
+def test_rados_env_installs_and_passes_the_three_runs(spack, tmp_path):
+    if not os.path.exists("/usr/include/rados/librados.h"):
+        pytest.skip("librados-dev is not installed (scripts/install-deps.sh installs it)")
+    env = spack.env("env-rados", os.path.join(REPO, "spack", "envs", "rados", "spack.yaml"))
+    spack("-e", env, "concretize")
+    spack("-e", env, "install", timeout=2400)
+    view_bin = os.path.join(env, ".spack-env", "view", "bin")
+    assert_tools(view_bin)
+    assert links_librados(os.path.join(view_bin, "deltameta_server"))
+    three_runs(view_bin, str(tmp_path / "runs"))
+
+
+@needs_spack
+def test_spack_develop_builds_the_working_tree(spack, tmp_path):
+    env = spack.env("env-develop", os.path.join(REPO, "spack.yaml"))
+    spack("-e", env, "change", "deltameta@main")
+    spack("-e", env, "develop", "--path", REPO, "deltameta@=main")
+    top_before = set(os.listdir(REPO))
+    revision = run(["git", "describe", "--always", "--dirty", "--abbrev=12"], 60, cwd=os.path.join(REPO, "core"))
+    spack("-e", env, "install", timeout=2400)
+    new = [e for e in set(os.listdir(REPO)) - top_before if e.startswith(("build-", "spack-"))]
+    assert not new, f"spack develop left {new} in the working tree"
+    prefix = installed_prefix(spack, env)
+    with open(os.path.join(prefix, ".spack", "spec.json")) as f:
+        spec = json.load(f)["spec"]["nodes"][0]
+    assert spec["name"] == "deltameta" and spec["parameters"]["dev_path"] == REPO, spec["parameters"]
+    view_bin = os.path.join(env, ".spack-env", "view", "bin")
+    build = three_runs(view_bin, str(tmp_path / "runs"), n=200)
+    # Built from the working tree: its commit (and "-dirty" if it had local changes then).
+    assert build["git_revision"].split("-dirty")[0] == revision.strip().split("-dirty")[0], build
+
+
+def test_rados_env_has_the_default_envs_externals():
+    """spack/envs/rados/spack.yaml repeats spack.yaml's externals (Spack cannot include them
+    from a file in a way that survives `spack env create`): they must not drift apart."""
+    with open(os.path.join(REPO, "spack.yaml")) as f:
+        default = yaml.safe_load(f)["spack"]
+    with open(os.path.join(REPO, "spack", "envs", "rados", "spack.yaml")) as f:
+        rados = yaml.safe_load(f)["spack"]
+    rados_packages = dict(rados["packages"])
+    assert rados_packages.pop("librados")["externals"][0]["spec"].startswith("librados@")
+    assert rados_packages == default["packages"]
+    assert rados["repos"]["builtin"] == default["repos"]["builtin"]
+    assert rados["specs"] == [s.replace("~rados", "+rados") for s in default["specs"]]
