@@ -1,7 +1,8 @@
 """The Spack route of README.md ("Spack"), for real: the project's spack.yaml (+mpi +snappy)
 and spack/envs/rados/spack.yaml (+rados) concretize and install (the first with the core's
 tests, --test=root), the installed tools pass runs 1-3, the workflow runs on the Spack
-view, and `spack develop` builds the working tree.
+views (the +rados one with its stores in a throw-away Ceph cluster), and `spack develop`
+builds the working tree.
 
 Needs `spack` on PATH, set up as README.md says (externals from the host, offline); without
 it these tests are skipped. Slow: about 10 minutes on 2 cores. Everything Spack writes
@@ -145,34 +146,51 @@ def test_default_env_installs_and_passes_the_three_runs(spack, default_env, tmp_
     assert build["version"] == "0.1.0" and build["snappy"] and build["mpi"], build
 
 
+def snakemake(work, profile, bin_dir):
+    """The workflow in `work` on `profile`, with the tools of `bin_dir` (core.build: installed)."""
+    pytest.importorskip("snakemake")
+    overrides = os.path.join(str(work), "spack-view.json")
+    with open(overrides, "w") as f:
+        json.dump({"client_ranks": [2], "repetitions": 1, "core": {"build": "installed", "bin_dir": bin_dir}}, f)
+    run([sys.executable, "-m", "snakemake", "-s", os.path.join(REPO, "Snakefile"), "--directory", str(work),
+         "--cores", "2", "--configfile", os.path.join(REPO, "config", "profiles", profile), overrides], timeout=900)
+    with open(os.path.join(str(work), "results", "core", "tools.json")) as f:
+        assert json.load(f)["bin_dir"] == bin_dir
+    with open(os.path.join(str(work), "results", "validation.json")) as f:
+        validation = json.load(f)
+    assert validation["ok"] and validation["runs_checked"] > 0, validation
+
+
 @needs_spack
 def test_workflow_runs_from_the_spack_view(default_env, tmp_path):
-    pytest.importorskip("snakemake")
-    view_bin = os.path.join(default_env, ".spack-env", "view", "bin")
-    overrides = tmp_path / "spack-view.json"
-    overrides.write_text(json.dumps({"systems": ["indexfs", "indexfs-bulk", "deltafs"], "client_ranks": [2],
-                                     "repetitions": 1, "core": {"build": "installed", "bin_dir": view_bin}}))
-    work = tmp_path / "workflow"
-    work.mkdir()
-    run([sys.executable, "-m", "snakemake", "-s", os.path.join(REPO, "Snakefile"), "--directory", str(work),
-         "--cores", "2", "--configfile", os.path.join(REPO, "config", "profiles", "smoke.yaml"), str(overrides)],
-        timeout=900)
-    with open(work / "results" / "core" / "tools.json") as f:
-        assert json.load(f)["bin_dir"] == view_bin
-    assert (work / "results" / "summary.csv").exists()
+    snakemake(tmp_path, "smoke.yaml", os.path.join(default_env, ".spack-env", "view", "bin"))
 
 
-@needs_spack
-def test_rados_env_installs_and_passes_the_three_runs(spack, tmp_path):
+@pytest.fixture(scope="module")
+def rados_env(spack):
+    """spack/envs/rados/spack.yaml concretized and installed."""
     if not os.path.exists("/usr/include/rados/librados.h"):
         pytest.skip("librados-dev is not installed (scripts/install-deps.sh installs it)")
     env = spack.env("env-rados", os.path.join(REPO, "spack", "envs", "rados", "spack.yaml"))
     spack("-e", env, "concretize")
     spack("-e", env, "install", timeout=2400)
-    view_bin = os.path.join(env, ".spack-env", "view", "bin")
+    return env
+
+
+@needs_spack
+def test_rados_env_installs_and_passes_the_three_runs(rados_env, tmp_path):
+    view_bin = os.path.join(rados_env, ".spack-env", "view", "bin")
     assert_tools(view_bin)
     assert links_librados(os.path.join(view_bin, "deltameta_server"))
     three_runs(view_bin, str(tmp_path / "runs"))
+
+
+@needs_spack
+def test_workflow_on_rados_runs_from_the_rados_view(rados_env, tmp_path):
+    """config/profiles/rados.yaml: every store in a throw-away Ceph cluster."""
+    if not (shutil.which("ceph-mon") and shutil.which("ceph-osd")):
+        pytest.skip("ceph-mon and ceph-osd are not installed (scripts/install-deps.sh installs them)")
+    snakemake(tmp_path, "rados.yaml", os.path.join(rados_env, ".spack-env", "view", "bin"))
 
 
 @needs_spack
