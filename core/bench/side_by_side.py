@@ -39,24 +39,11 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from jobs import JobError, Launcher, _die_with_parent, stop, stop_on_signals  # noqa: E402
 
-# The guide's settings and flags (seed guide, runs 1-3).
-SERVER_ENV = {
-    "DELTAFS_Db_write_ahead_log_buffer": 65536,
-    "DELTAFS_Db_disable_write_ahead_logging": 0,
-    "DELTAFS_Db_disable_compaction": 0,
-    "DELTAFS_Db_l0_soft_limit": 8,
-    "DELTAFS_Db_l0_hard_limit": 12,
-    "DELTAFS_Db_compression": 1,
-}
-WRITE_ENV = {
-    "DELTAFS_Db_write_ahead_log_buffer": 65536,
-    "DELTAFS_Db_disable_write_ahead_logging": 0,
-    "DELTAFS_Db_disable_compaction": 1,
-    "DELTAFS_Db_compression": 1,
-}
-COMPACTOR_ENV = {"DELTAFS_Db_disable_write_ahead_logging": 1, "DELTAFS_Db_compression": 1}
-COMPACTOR_FLAGS = {"rpc_async_sender_threads": 16, "rpc_worker_threads": 0, "rpc_batch_min": 4,
-                   "rpc_batch_max": 8, "rpc_threads": 2}
+# The guide's settings and flags (seed guide, runs 1-3), shared with the workflow's runs.
+from runs import COMPACTOR_COMPAT_FLAGS as COMPACTOR_FLAGS  # noqa: E402
+from runs import COMPACTOR_ENV, SERVER_ENV  # noqa: E402
+from runs import DELTAFS_WRITE_ENV as WRITE_ENV  # noqa: E402
+
 GUIDE_INFO_PORT = 10086
 
 # (phase, goal in Mop/s): shared/DESIGN.md section 4.
