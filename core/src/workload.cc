@@ -2,16 +2,33 @@
 #include "deltameta/workload.h"
 
 #include <chrono>
-#include <cstdio>
 #include <numeric>
 #include <random>
 
 namespace deltameta {
 
+namespace {
+
+// Appends v in lower-case hex without leading zeros (printf's %llx, at a fraction of its
+// cost: a name is made for every operation).
+void AppendHex(uint64_t v, std::string* out) {
+  char digits[16];
+  int n = 0;
+  do {
+    digits[n++] = "0123456789abcdef"[v & 15];
+    v >>= 4;
+  } while (v != 0);
+  while (n > 0) out->push_back(digits[--n]);
+}
+
+}  // namespace
+
 std::string Workload::FileName(uint64_t index) const {
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "f%x.%llx", rank, static_cast<unsigned long long>(index));
-  return buf;
+  std::string name(1, 'f');
+  AppendHex(rank, &name);
+  name.push_back('.');
+  AppendHex(index, &name);
+  return name;
 }
 
 FileStat Workload::StatFor(uint64_t index, uint64_t now_us) const {
