@@ -1,18 +1,16 @@
 // RocksDB file system over a RADOS pool: see rados_fs.h for the data model.
 #include "deltameta/rados_fs.h"
 
-#include "rados_pool.h"
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
-#include <cstring>
 #include <ctime>
 #include <deque>
 #include <mutex>
-#include <random>
 #include <vector>
+
+#include "rados_pool.h"
 
 namespace deltameta {
 namespace {
