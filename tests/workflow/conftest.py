@@ -3,8 +3,10 @@ directory, and finished smoke runs (stores on posix and on RADOS) that several t
 inspect."""
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -36,6 +38,33 @@ def ceph_daemons(workdir):
     workflow's throw-away cluster lives in its results/ceph)."""
     return [(pid, args) for pid, args in deltameta_processes(workdir)
             if os.path.basename(args.split()[0]) in ("ceph-mon", "ceph-osd")]
+
+
+def interrupt_during_client(wf, overrides, whole_group, while_running=None):
+    """Starts snakemake, waits for a client job, calls `while_running` (checks on the live
+    run), then sends SIGINT: to snakemake alone, or as a terminal's Ctrl-C does, to its whole
+    process group. Fails unless snakemake then exits non-zero and no process of the run is left."""
+    proc = subprocess.Popen(wf.command(overrides=overrides), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            process_group=0 if whole_group else None)
+    try:
+        deadline = time.monotonic() + 120
+        while not any("deltameta_client" in args for _, args in deltameta_processes(wf.workdir)):
+            assert proc.poll() is None and time.monotonic() < deadline, "the client job never started"
+            time.sleep(0.2)
+        if while_running:
+            while_running()
+        if whole_group:
+            os.killpg(proc.pid, signal.SIGINT)
+        else:
+            proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=120) != 0
+        deadline = time.monotonic() + 30
+        while deltameta_processes(wf.workdir) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert deltameta_processes(wf.workdir) == []
+    finally:
+        if proc.poll() is None:
+            proc.kill()
 
 
 class Workflow:

@@ -1,11 +1,8 @@
 """Bad configuration and failing runs: a clear message naming the problem, a non-zero exit,
 and no process left behind (also after a Ctrl-C of snakemake)."""
 import os
-import signal
-import subprocess
-import time
 
-from conftest import deltameta_processes
+from conftest import deltameta_processes, interrupt_during_client
 
 
 def test_schema_rejects_bad_values_naming_the_key(workflow_in):
@@ -31,23 +28,8 @@ def test_failing_run_fails_clearly_and_leaves_no_process(workflow_in):
 
 
 def test_ctrl_c_stops_servers_and_jobs(workflow_in):
-    proc = subprocess.Popen(workflow_in.command(overrides={"systems": ["indexfs"], "client_ranks": [2],
-                                                           "repetitions": 1, "files_per_rank": 400000}),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 120
-        while not any("deltameta_client" in args for _, args in deltameta_processes(workflow_in.workdir)):
-            assert proc.poll() is None and time.monotonic() < deadline, "the client job never started"
-            time.sleep(0.2)
-        proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=120) != 0
-        deadline = time.monotonic() + 30
-        while deltameta_processes(workflow_in.workdir) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert deltameta_processes(workflow_in.workdir) == []
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    interrupt_during_client(workflow_in, {"systems": ["indexfs"], "client_ranks": [2], "repetitions": 1,
+                                          "files_per_rank": 400000}, whole_group=False)
 
 
 def test_client_over_its_time_limit_is_stopped_with_its_servers(workflow_in):

@@ -6,15 +6,13 @@ import glob
 import json
 import os
 import re
-import signal
 import socket
-import subprocess
 import time
 
 import pytest
 import yaml
 
-from conftest import REPO, RADOS, SMOKE, Workflow, ceph_daemons, deltameta_processes
+from conftest import REPO, RADOS, SMOKE, Workflow, ceph_daemons, deltameta_processes, interrupt_during_client
 from test_reruns import planned_jobs
 from test_smoke_run import (check_figures, check_results_table_and_report, check_second_run_is_a_no_op,
                             check_summary, check_validation_and_provenance)
@@ -125,25 +123,14 @@ def test_failing_run_stops_the_cluster(rados_workflow_in):
 
 def test_ctrl_c_stops_jobs_and_the_cluster(rados_workflow_in):
     wf = rados_workflow_in
-    # Ctrl-C in a terminal: SIGINT to snakemake's whole process group (its jobs too).
-    proc = subprocess.Popen(wf.command(overrides={"systems": ["indexfs"], "client_ranks": [2], "repetitions": 1,
-                                                  "files_per_rank": 400000, **BUILT}),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, process_group=0)
-    try:
-        deadline = time.monotonic() + 120
-        while not any("deltameta_client" in args for _, args in deltameta_processes(wf.workdir)):
-            assert proc.poll() is None and time.monotonic() < deadline, "the client job never started"
-            time.sleep(0.2)
+
+    def cluster_is_up():
         assert len(ceph_daemons(wf.workdir)) == 2
-        os.killpg(proc.pid, signal.SIGINT)
-        assert proc.wait(timeout=120) != 0
-        deadline = time.monotonic() + 30
-        while deltameta_processes(wf.workdir) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert deltameta_processes(wf.workdir) == []
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+
+    # Ctrl-C in a terminal: SIGINT to snakemake's whole process group (its jobs too); the
+    # cluster's daemons are processes of the run, so none may be left either.
+    interrupt_during_client(wf, {"systems": ["indexfs"], "client_ranks": [2], "repetitions": 1,
+                                 "files_per_rank": 400000, **BUILT}, whole_group=True, while_running=cluster_is_up)
 
 
 def test_bad_rados_settings_are_refused_before_anything_runs(rados_workflow_in):
