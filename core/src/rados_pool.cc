@@ -281,19 +281,20 @@ IOStatus RadosPool::Read(const std::string& id, const FileAttrs& attrs, uint64_t
     uint64_t chunk, in_chunk;
     size_t len;
     char* dst;
+    std::string oid;
     std::string object;  // the fetched object, when caching
     rados_completion_t done = nullptr;
   };
   std::vector<Piece> pieces;
   for (uint64_t pos = offset; pos < offset + n;) {
-    const uint64_t in_chunk = pos % attrs.chunk;
+    const uint64_t chunk = pos / attrs.chunk, in_chunk = pos % attrs.chunk;
     const size_t len = static_cast<size_t>(std::min<uint64_t>(attrs.chunk - in_chunk, offset + n - pos));
-    pieces.push_back(Piece{pos / attrs.chunk, in_chunk, len, scratch + (pos - offset), "", nullptr});
+    pieces.push_back(Piece{chunk, in_chunk, len, scratch + (pos - offset), ChunkObject(id, chunk), "", nullptr});
     pos += len;
   }
   IOStatus status;
   for (Piece& p : pieces) {
-    if (FromCache(id, p.chunk, p.in_chunk, p.len, p.dst)) continue;
+    if (FromCache(p.oid, p.in_chunk, p.len, p.dst)) continue;
     // Caching fetches the whole object (clipped at the file's size), else only the piece.
     char* into = p.dst;
     uint64_t from = p.in_chunk, len = p.len;
@@ -304,11 +305,11 @@ IOStatus RadosPool::Read(const std::string& id, const FileAttrs& attrs, uint64_t
       into = p.object.data();
     }
     rados_aio_create_completion2(nullptr, nullptr, &p.done);
-    const int r = rados_aio_read(io_, ChunkObject(id, p.chunk).c_str(), p.done, into, len, from);
+    const int r = rados_aio_read(io_, p.oid.c_str(), p.done, into, len, from);
     if (r < 0) {
       rados_aio_release(p.done);
       p.done = nullptr;
-      if (status.ok()) status = FromErrno(r, "reading " + Where(ChunkObject(id, p.chunk)));
+      if (status.ok()) status = FromErrno(r, "reading " + Where(p.oid));
     }
   }
   for (Piece& p : pieces) {
@@ -317,18 +318,17 @@ IOStatus RadosPool::Read(const std::string& id, const FileAttrs& attrs, uint64_t
     const int r = rados_aio_get_return_value(p.done);
     rados_aio_release(p.done);
     const size_t expected = cache_ ? p.object.size() : p.len;
-    const std::string oid = ChunkObject(id, p.chunk);
     if (!status.ok()) continue;
     if (r == -ENOENT) {
-      status = IOStatus::Corruption("missing " + Where(oid) + ": the file's data is gone");
+      status = IOStatus::Corruption("missing " + Where(p.oid) + ": the file's data is gone");
     } else if (r < 0) {
-      status = FromErrno(r, "reading " + Where(oid));
+      status = FromErrno(r, "reading " + Where(p.oid));
     } else if (static_cast<size_t>(r) != expected) {
-      status = IOStatus::Corruption(Where(oid) + " is shorter than the file's recorded size");
+      status = IOStatus::Corruption(Where(p.oid) + " is shorter than the file's recorded size");
     } else if (cache_) {
       std::memcpy(p.dst, p.object.data() + p.in_chunk, p.len);
       const size_t charge = p.object.size();
-      cache_->Insert(oid, new std::string(std::move(p.object)), charge,
+      cache_->Insert(p.oid, new std::string(std::move(p.object)), charge,
                      [](const Slice&, void* value) { delete static_cast<std::string*>(value); });
     }
   }
@@ -336,9 +336,9 @@ IOStatus RadosPool::Read(const std::string& id, const FileAttrs& attrs, uint64_t
   return status;
 }
 
-bool RadosPool::FromCache(const std::string& id, uint64_t chunk, uint64_t in_chunk, size_t len, char* dst) const {
+bool RadosPool::FromCache(const std::string& oid, uint64_t in_chunk, size_t len, char* dst) const {
   if (!cache_) return false;
-  rocksdb::Cache::Handle* h = cache_->Lookup(ChunkObject(id, chunk));
+  rocksdb::Cache::Handle* h = cache_->Lookup(oid);
   if (h == nullptr) return false;
   const auto* object = static_cast<const std::string*>(cache_->Value(h));
   const bool covered = object->size() >= in_chunk + len;

@@ -78,8 +78,8 @@ class RadosPool {
                          rocksdb::Slice* result, char* scratch) const;
 
  private:
-  // Copies [in_chunk, in_chunk + len) of a cached object into dst; false if not cached.
-  bool FromCache(const std::string& id, uint64_t chunk, uint64_t in_chunk, size_t len, char* dst) const;
+  // Copies [in_chunk, in_chunk + len) of cached object `oid` into dst; false if not cached.
+  bool FromCache(const std::string& oid, uint64_t in_chunk, size_t len, char* dst) const;
 
   rados_ioctx_t io_;
   std::string name_;
