@@ -206,9 +206,10 @@ class LocalBackend : public ClientBackend {
 }  // namespace
 
 std::unique_ptr<ServerSet> ServerSet::Connect(const std::string& info_uri, int client_rank,
-                                              std::chrono::milliseconds timeout, bool allow_local,
+                                              std::chrono::milliseconds timeout, Transport fastest,
                                               std::string* error) {
-  auto info_conn = RpcClient::Connect(info_uri, timeout, allow_local, error);
+  // The info endpoint answers one call: a shared-memory channel would not pay for itself.
+  auto info_conn = RpcClient::Connect(info_uri, timeout, std::max(fastest, Transport::kUnix), error);
   if (!info_conn) return nullptr;
   std::string frame;
   EncodeInfo(info_conn->NextSeq(), &frame);
@@ -223,7 +224,7 @@ std::unique_ptr<ServerSet> ServerSet::Connect(const std::string& info_uri, int c
   const size_t ranks = info.addresses.size() / info.ports_per_rank;
   for (size_t r = 0; r < ranks; r++) {
     const std::string& addr = info.addresses[r * info.ports_per_rank + client_rank % info.ports_per_rank];
-    auto c = RpcClient::Connect(addr, timeout, allow_local, error);
+    auto c = RpcClient::Connect(addr, timeout, fastest, error);
     if (!c) return nullptr;
     set->servers_.push_back(std::move(c));
   }
@@ -231,9 +232,10 @@ std::unique_ptr<ServerSet> ServerSet::Connect(const std::string& info_uri, int c
 }
 
 std::string ServerSet::transport() const {
-  size_t local = 0;
-  for (const auto& s : servers_) local += std::string(s->transport()) == "unix";
-  return local == servers_.size() ? "unix" : local == 0 ? "tcp" : "mixed";
+  for (const auto& s : servers_) {
+    if (s->transport() != servers_[0]->transport()) return "mixed";
+  }
+  return servers_.empty() ? "none" : TransportName(servers_[0]->transport());
 }
 
 bool ServerSet::QueryStats(bool count_entries, double* cpu_s, uint64_t* entries, std::string* error) {

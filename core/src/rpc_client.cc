@@ -1,4 +1,4 @@
-// Blocking RPC client over TCP: see rpc_client.h.
+// Blocking RPC client over TCP, Unix sockets or shared memory: see rpc_client.h.
 #include "deltameta/rpc_client.h"
 
 #include <fcntl.h>
@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstring>
 #include <thread>
+#include <vector>
 
 #include "deltameta/byte_order.h"
 #include "deltameta/transport.h"
@@ -82,15 +83,17 @@ bool ParseAddress(const std::string& uri, std::string* host, uint16_t* port, std
 }
 
 std::unique_ptr<RpcClient> RpcClient::Connect(const std::string& address, std::chrono::milliseconds timeout,
-                                              bool allow_local, std::string* error) {
+                                              Transport fastest, std::string* error) {
   std::string host;
   uint16_t port = 0;
   if (!ParseAddress(address, &host, &port, error)) return nullptr;
   timeval tv{static_cast<time_t>(timeout.count() / 1000), static_cast<suseconds_t>(timeout.count() % 1000 * 1000)};
-  if (int fd = allow_local ? ConnectLocal(host, port) : -1; fd >= 0) {
+  if (int fd = fastest != Transport::kTcp ? ConnectLocal(host, port) : -1; fd >= 0) {
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-    return std::unique_ptr<RpcClient>(new RpcClient(fd, address, timeout, true));
+    auto client = std::unique_ptr<RpcClient>(new RpcClient(fd, address, timeout, Transport::kUnix));
+    if (fastest == Transport::kShm && !client->AttachShm(error)) return nullptr;
+    return client;
   }
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -122,15 +125,79 @@ std::unique_ptr<RpcClient> RpcClient::Connect(const std::string& address, std::c
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-  return std::unique_ptr<RpcClient>(new RpcClient(fd, address, timeout, false));
+  return std::unique_ptr<RpcClient>(new RpcClient(fd, address, timeout, Transport::kTcp));
 }
 
 RpcClient::~RpcClient() { close(fd_); }
 
-bool RpcClient::ReceiveAtLeast(size_t want, size_t* got, std::string* error) {
+bool RpcClient::AttachShm(std::string* error) {
+  std::string request;
+  EncodeAttachShm(NextSeq(), &request);
+  std::string_view frame;
+  std::vector<int> fds;
+  if (!Send(request, error) || !ReceiveFrame(&frame, &fds, error) ||
+      !CheckReply(frame, request, MsgType::kAttachShmReply, error)) {
+    for (int fd : fds) close(fd);
+    return false;
+  }
+  OpStatus status = OpStatus::kIoError;
+  const bool valid = DecodeAttachShmReply(frame.substr(kFrameHeaderBytes), &status);
+  if (valid && status == OpStatus::kUnsupported && fds.empty()) return true;
+  std::string why = "malformed reply";
+  if (valid && status == OpStatus::kOk && fds.size() == 2) {
+    int channel_fd = fds[0], doorbell_fd = fds[1];
+    fds.clear();
+    channel_ = ShmChannel::Open(channel_fd, &why);
+    doorbell_ = channel_ ? ShmDoorbell::Open(doorbell_fd, &why) : nullptr;
+    if (!channel_) close(doorbell_fd);
+    if (doorbell_) {
+      transport_ = Transport::kShm;
+      return true;
+    }
+  }
+  for (int fd : fds) close(fd);
+  channel_.reset();
+  *error = "server " + address_ + " offered an unusable shared-memory channel: " + why;
+  return false;
+}
+
+bool RpcClient::Send(const std::string& request, std::string* error) {
+  const char* p = request.data();
+  size_t left = request.size();
+  while (left > 0) {
+    ssize_t sent = send(fd_, p, left, MSG_NOSIGNAL);
+    if (sent < 0 && errno == EINTR) continue;
+    if (sent <= 0) {
+      *error = "cannot send to server " + address_ + ": " + std::strerror(errno);
+      return false;
+    }
+    p += sent;
+    left -= static_cast<size_t>(sent);
+  }
+  return true;
+}
+
+bool RpcClient::ReceiveAtLeast(size_t want, size_t* got, std::vector<int>* fds, std::string* error) {
   while (*got < want) {
-    ssize_t n = recv(fd_, &buffer_[*got], buffer_.size() - *got, 0);
+    alignas(cmsghdr) char control[CMSG_SPACE(4 * sizeof(int))];
+    iovec iov{&buffer_[*got], buffer_.size() - *got};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof(control);
+    ssize_t n = recvmsg(fd_, &msg, MSG_CMSG_CLOEXEC);
     if (n > 0) {
+      for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+        const size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < count; i++) {
+          int fd;
+          std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+          if (fds != nullptr) fds->push_back(fd);
+          else close(fd);
+        }
+      }
       *got += static_cast<size_t>(n);
     } else if (n == 0) {
       *error = "server " + address_ + " closed the connection";
@@ -145,37 +212,89 @@ bool RpcClient::ReceiveAtLeast(size_t want, size_t* got, std::string* error) {
   return true;
 }
 
-bool RpcClient::Call(const std::string& request, MsgType reply_type, std::string_view* body, std::string* error) {
-  const char* p = request.data();
-  size_t left = request.size();
-  while (left > 0) {
-    ssize_t sent = send(fd_, p, left, MSG_NOSIGNAL);
-    if (sent < 0 && errno == EINTR) continue;
-    if (sent <= 0) {
-      *error = "cannot send to server " + address_ + ": " + std::strerror(errno);
-      return false;
-    }
-    p += sent;
-    left -= static_cast<size_t>(sent);
-  }
+bool RpcClient::ReceiveFrame(std::string_view* frame, std::vector<int>* fds, std::string* error) {
   // Usually the whole reply arrives in the first receive.
   if (buffer_.size() < kReplyBuffer) buffer_.resize(kReplyBuffer);
   size_t got = 0;
-  if (!ReceiveAtLeast(kFrameHeaderBytes, &got, error)) return false;
+  if (!ReceiveAtLeast(kFrameHeaderBytes, &got, fds, error)) return false;
   FrameHeader h;
-  HeaderError he = ParseFrameHeader(buffer_.data(), &h);
+  if (ParseFrameHeader(buffer_.data(), &h) == HeaderError::kNone) {
+    const size_t want = kFrameHeaderBytes + h.body_bytes;
+    if (got > want) {
+      *error = "bad reply from server " + address_ + ": more bytes than one frame";
+      return false;
+    }
+    if (buffer_.size() < want) buffer_.resize(want);
+    if (!ReceiveAtLeast(want, &got, fds, error)) return false;
+  }
+  *frame = std::string_view(buffer_.data(), got);  // a bad header is CheckReply's to name
+  return true;
+}
+
+bool RpcClient::AwaitShmReply(std::string_view* frame, std::string* error) {
+  // Sleep in slices, to notice a server that died (its socket end closes) long before
+  // the deadline.
+  constexpr std::chrono::milliseconds kSlice(100);
+  const auto deadline = Clock::now() + timeout_;
+  for (;;) {
+    switch (channel_->AwaitReply(std::min(kSlice, timeout_))) {
+      case ShmChannel::Wait::kReply: {
+        FrameHeader h;
+        const char* slot = channel_->reply_slot();
+        size_t bytes = ParseFrameHeader(slot, &h) == HeaderError::kNone ? kFrameHeaderBytes + h.body_bytes
+                                                                         : kFrameHeaderBytes;
+        *frame = std::string_view(slot, bytes);
+        return true;
+      }
+      case ShmChannel::Wait::kDropped:
+        *error = "server " + address_ + " dropped the shared-memory channel (see its log)";
+        return false;
+      case ShmChannel::Wait::kTimeout:
+        break;
+    }
+    pollfd p{fd_, POLLRDHUP, 0};
+    if (poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0) {
+      *error = "server " + address_ + " closed the connection";
+      return false;
+    }
+    if (Clock::now() >= deadline) {
+      *error = "no reply from server " + address_ + " within " + std::to_string(timeout_.count() / 1000) + " s";
+      return false;
+    }
+  }
+}
+
+bool RpcClient::CheckReply(std::string_view frame, const std::string& request, MsgType reply_type,
+                           std::string* error) {
+  FrameHeader h;
+  HeaderError he = ParseFrameHeader(frame.data(), &h);
   if (he != HeaderError::kNone) {
     *error = "bad reply from server " + address_ + ": " + HeaderErrorName(he);
     return false;
   }
-  const size_t frame = kFrameHeaderBytes + h.body_bytes;
-  if (h.type != reply_type || h.seq != LoadLE<uint32_t>(request.data() + 8) || got > frame) {
+  if (h.type != reply_type || h.seq != LoadLE<uint32_t>(request.data() + 8) ||
+      frame.size() != kFrameHeaderBytes + h.body_bytes) {
     *error = "bad reply from server " + address_ + ": unexpected message type, sequence number or length";
     return false;
   }
-  if (buffer_.size() < frame) buffer_.resize(frame);
-  if (!ReceiveAtLeast(frame, &got, error)) return false;
-  *body = std::string_view(buffer_.data() + kFrameHeaderBytes, h.body_bytes);
+  return true;
+}
+
+bool RpcClient::Call(const std::string& request, MsgType reply_type, std::string_view* body, std::string* error) {
+  std::string_view frame;
+  if (channel_) {
+    if (request.size() > ShmChannel::kSlotBytes) {
+      *error = "request to server " + address_ + " larger than a frame may be";
+      return false;
+    }
+    channel_->PostRequest(request);
+    doorbell_->Ring();
+    if (!AwaitShmReply(&frame, error)) return false;
+  } else if (!Send(request, error) || !ReceiveFrame(&frame, nullptr, error)) {
+    return false;
+  }
+  if (!CheckReply(frame, request, reply_type, error)) return false;
+  *body = frame.substr(kFrameHeaderBytes);
   return true;
 }
 

@@ -1,11 +1,14 @@
 // Event-loop RPC server: see rpc_server.h.
 #include "deltameta/rpc_server.h"
 
-#include "deltameta/transport.h"
+#include <sys/socket.h>
 
 #include <cstdio>
 #include <cstring>
 #include <type_traits>
+
+#include "deltameta/shm_server.h"
+#include "deltameta/transport.h"
 
 #include <asio/steady_timer.hpp>
 #include <asio/write.hpp>
@@ -16,11 +19,15 @@ namespace {
 // One client connection. It waits for readability (no speculative read), reads what has
 // arrived, serves every complete frame in it and writes the replies at once; only a reply
 // the socket cannot take whole waits for writability. Three system calls per request.
+// A same-host connection may instead ask for a shared-memory channel (kAttachShm), which
+// then carries its requests; the connection stays open until the client closes it.
 template <typename Protocol>
 class Connection : public std::enable_shared_from_this<Connection<Protocol>> {
  public:
-  Connection(typename Protocol::socket socket, FrameHandler* handler, const std::string& log_prefix)
-      : socket_(std::move(socket)), handler_(handler), log_prefix_(log_prefix) {
+  static constexpr bool kLocal = std::is_same_v<Protocol, asio::local::stream_protocol>;
+
+  Connection(typename Protocol::socket socket, FrameHandler* handler, ShmServer* shm, const std::string& log_prefix)
+      : socket_(std::move(socket)), handler_(handler), shm_(shm), log_prefix_(log_prefix) {
     asio::error_code ec;
     if constexpr (std::is_same_v<Protocol, asio::ip::tcp>) {
       auto ep = socket_.remote_endpoint(ec);
@@ -64,6 +71,14 @@ class Connection : public std::enable_shared_from_this<Connection<Protocol>> {
         if (in_.size() < frame) in_.resize(frame);
         break;
       }
+      if (h.type == MsgType::kAttachShm) {
+        if (!DecodeAttachShm(std::string_view(in_.data() + pos + kFrameHeaderBytes, h.body_bytes))) {
+          return Drop("malformed request body");
+        }
+        if (!AttachShm(h.seq)) return;
+        pos += frame;
+        continue;
+      }
       if (!handler_->Handle(h, std::string_view(in_.data() + pos + kFrameHeaderBytes, h.body_bytes), &reply_)) {
         return Drop("malformed request body");
       }
@@ -82,6 +97,49 @@ class Connection : public std::enable_shared_from_this<Connection<Protocol>> {
                       });
   }
 
+  // Answers an attach request: with a channel whose descriptors travel with the reply, or
+  // kUnsupported (over TCP, a second attach, or no shared memory here). False if the
+  // connection was dropped.
+  bool AttachShm(uint32_t seq) {
+    std::string error = "only a same-host connection can share memory";
+    if constexpr (kLocal) {
+      if (lease_) error = "this connection has a channel already";
+      if (shm_ != nullptr && !lease_ && (lease_ = shm_->Attach(peer_, &error))) {
+        EncodeAttachShmReply(OpStatus::kOk, seq, &reply_);
+        out_ += reply_;
+        return SendWithDescriptors({lease_->channel_fd(), lease_->doorbell_fd()});
+      }
+      Log(("no shared-memory channel (" + error + "); the peer goes on over the socket").c_str());
+    }
+    EncodeAttachShmReply(OpStatus::kUnsupported, seq, &reply_);
+    out_ += reply_;
+    return true;
+  }
+
+  // Sends out_ in one sendmsg() that carries `fds`; the client awaits this reply, so the
+  // socket has room for it. False (connection dropped) if it cannot be sent whole.
+  bool SendWithDescriptors(std::initializer_list<int> fds) {
+    alignas(cmsghdr) char control[CMSG_SPACE(2 * sizeof(int))] = {};
+    iovec iov{out_.data(), out_.size()};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = CMSG_SPACE(fds.size() * sizeof(int));
+    cmsghdr* c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(fds.size() * sizeof(int));
+    std::memcpy(CMSG_DATA(c), fds.begin(), fds.size() * sizeof(int));
+    ssize_t sent = sendmsg(socket_.native_handle(), &msg, MSG_NOSIGNAL);
+    if (sent != static_cast<ssize_t>(out_.size())) {
+      Drop("cannot send the shared-memory channel");
+      return false;
+    }
+    out_.clear();
+    return true;
+  }
+
   void Drop(const char* why) {
     Log((std::string("dropped connection: ") + why).c_str());
     asio::error_code ignored;
@@ -94,6 +152,8 @@ class Connection : public std::enable_shared_from_this<Connection<Protocol>> {
 
   typename Protocol::socket socket_;
   FrameHandler* handler_;
+  ShmServer* shm_;
+  std::unique_ptr<ShmServer::Lease> lease_;  // the channel this connection set up, if any
   std::string log_prefix_;
   std::string peer_;
   std::vector<char> in_;
@@ -104,7 +164,8 @@ class Connection : public std::enable_shared_from_this<Connection<Protocol>> {
 }  // namespace
 
 RpcServer::RpcServer(int threads, FrameHandler* handler, std::string log_prefix)
-    : handler_(handler), log_prefix_(std::move(log_prefix)) {
+    : handler_(handler), log_prefix_(std::move(log_prefix)),
+      shm_(std::make_unique<ShmServer>(threads, handler, log_prefix_)) {
   for (int i = 0; i < threads; i++) {
     loops_.push_back(std::make_unique<asio::io_context>(1));
     guards_.push_back(asio::make_work_guard(*loops_.back()));
@@ -163,7 +224,8 @@ void RpcServer::Accept(typename Protocol::acceptor* acceptor) {
   acceptor->async_accept(loop, [this, acceptor](const asio::error_code& ec, typename Protocol::socket socket) {
     if (ec == asio::error::operation_aborted) return;
     if (!ec) {
-      std::make_shared<Connection<Protocol>>(std::move(socket), handler_, log_prefix_)->WaitForRequest();
+      ShmServer* shm = Connection<Protocol>::kLocal ? shm_.get() : nullptr;
+      std::make_shared<Connection<Protocol>>(std::move(socket), handler_, shm, log_prefix_)->WaitForRequest();
       Accept<Protocol>(acceptor);
       return;
     }
@@ -177,17 +239,20 @@ void RpcServer::Accept(typename Protocol::acceptor* acceptor) {
 }
 
 void RpcServer::Start() {
+  shm_->Start();
   for (auto& loop : loops_) threads_.emplace_back([&loop] { loop->run(); });
 }
 
 void RpcServer::Stop() {
   for (auto& g : guards_) g.reset();
   for (auto& loop : loops_) loop->stop();
+  shm_->Stop();
 }
 
 void RpcServer::Wait() {
   for (auto& t : threads_) t.join();
   threads_.clear();
+  shm_->Wait();
 }
 
 }  // namespace deltameta

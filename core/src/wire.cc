@@ -80,7 +80,7 @@ class BodyReader {
   bool ok_ = true;
 };
 
-bool ValidStatus(uint8_t s) { return s <= static_cast<uint8_t>(OpStatus::kWrongServer); }
+bool ValidStatus(uint8_t s) { return s <= static_cast<uint8_t>(OpStatus::kUnsupported); }
 
 }  // namespace
 
@@ -92,6 +92,7 @@ const char* OpStatusName(OpStatus s) {
     case OpStatus::kReadOnly: return "read-only server";
     case OpStatus::kIoError: return "store I/O error";
     case OpStatus::kWrongServer: return "name belongs to another server's partition";
+    case OpStatus::kUnsupported: return "not supported on this connection";
   }
   return "unknown status";
 }
@@ -113,8 +114,8 @@ HeaderError ParseFrameHeader(const char* in, FrameHeader* h) {
   uint8_t t = static_cast<uint8_t>(in[3]);
   switch (static_cast<MsgType>(t)) {
     case MsgType::kCreate: case MsgType::kLstat: case MsgType::kIngest: case MsgType::kInfo:
-    case MsgType::kStats: case MsgType::kStatReply: case MsgType::kIngestReply:
-    case MsgType::kInfoReply: case MsgType::kStatsReply:
+    case MsgType::kStats: case MsgType::kAttachShm: case MsgType::kStatReply: case MsgType::kIngestReply:
+    case MsgType::kInfoReply: case MsgType::kStatsReply: case MsgType::kAttachShmReply:
       break;
     default:
       return HeaderError::kUnknownType;
@@ -152,6 +153,8 @@ void EncodeStats(const StatsRequest& m, uint32_t seq, std::string* frame) {
   w.Int<uint8_t>(m.count_entries ? 1 : 0);
 }
 
+void EncodeAttachShm(uint32_t seq, std::string* frame) { FrameWriter w(frame, MsgType::kAttachShm, seq); }
+
 void EncodeStatReply(const StatReply& m, uint32_t seq, std::string* frame) {
   FrameWriter w(frame, MsgType::kStatReply, seq);
   w.Int<uint8_t>(static_cast<uint8_t>(m.status));
@@ -176,6 +179,11 @@ void EncodeStatsReply(const StatsReply& m, uint32_t seq, std::string* frame) {
   w.Int<uint64_t>(m.cpu_micros);
   w.Int<uint64_t>(m.entries);
   w.Int<uint8_t>(m.read_only ? 1 : 0);
+}
+
+void EncodeAttachShmReply(OpStatus status, uint32_t seq, std::string* frame) {
+  FrameWriter w(frame, MsgType::kAttachShmReply, seq);
+  w.Int<uint8_t>(static_cast<uint8_t>(status));
 }
 
 bool DecodeCreate(std::string_view body, CreateRequest* m) {
@@ -212,6 +220,8 @@ bool DecodeStats(std::string_view body, StatsRequest* m) {
   return r.Done();
 }
 
+bool DecodeAttachShm(std::string_view body) { return body.empty(); }
+
 bool DecodeStatReply(std::string_view body, StatReply* m) {
   BodyReader r(body);
   uint8_t s = r.Int<uint8_t>();
@@ -247,6 +257,14 @@ bool DecodeStatsReply(std::string_view body, StatsReply* m) {
   uint8_t ro = r.Int<uint8_t>();
   if (ro > 1) r.Fail();
   m->read_only = ro == 1;
+  return r.Done();
+}
+
+bool DecodeAttachShmReply(std::string_view body, OpStatus* status) {
+  BodyReader r(body);
+  uint8_t s = r.Int<uint8_t>();
+  if (!ValidStatus(s)) r.Fail();
+  *status = static_cast<OpStatus>(s);
   return r.Done();
 }
 

@@ -52,7 +52,8 @@ void RegisterFlags(dm::FlagSet* f, ClientFlags* c) {
           "the namespace exists already (read an existing --fs_use_local store read-only)");
   f->String("info_svr_uri", &c->info_svr_uri, "the servers' info endpoint");
   f->String("rpc_transport", &c->rpc_transport,
-            "auto: servers in this network namespace over Unix sockets, others TCP; tcp: always TCP");
+            "auto: servers in this network namespace over shared memory, others TCP; "
+            "unix: those over Unix sockets instead; tcp: always TCP");
   f->Bool("skip_fs_checks", &c->skip_fs_checks, "accepted for the seed guide's command lines (checks are the server's)");
   f->Int("rpc_timeout", &c->rpc_timeout, 1, 3600, "seconds to wait for a server (connect and each reply)");
   f->Bool("verify_total", &c->verify_total, "after the read phases, check the store holds exactly ranks x n entries");
@@ -66,8 +67,16 @@ std::string Validate(const ClientFlags& f) {
   if (f.fs_use_local && f.write_phases == 0 && !f.use_existing_fs)
     return "--write_phases=0 with --fs_use_local=1 reads an existing store: add --use_existing_fs=1";
   if (f.bk && f.write_phases == 0) return "--bk=1 needs a write phase";
-  if (f.rpc_transport != "auto" && f.rpc_transport != "tcp") return "--rpc_transport must be auto or tcp";
+  if (f.rpc_transport != "auto" && f.rpc_transport != "unix" && f.rpc_transport != "tcp")
+    return "--rpc_transport must be auto, unix or tcp";
   return "";
+}
+
+// --rpc_transport (validated) as the fastest transport the client may use.
+dm::Transport FastestTransport(const std::string& flag) {
+  dm::Transport t = dm::Transport::kShm;
+  if (flag != "auto") dm::ParseTransport(flag, &t);
+  return t;
 }
 
 void PrintHeader(const ClientFlags& f, const dm::StoreOptions& o, int ranks) {
@@ -131,7 +140,7 @@ class ClientJob {
       if (ok) backend_ = dm::NewLocalBackend(std::move(store), static_cast<size_t>(options_.write_ahead_log_buffer));
     } else {
       servers_ = dm::ServerSet::Connect(flags_.info_svr_uri, mpi_.rank(), std::chrono::seconds(flags_.rpc_timeout),
-                                        flags_.rpc_transport == "auto", &error);
+                                        FastestTransport(flags_.rpc_transport), &error);
       ok = servers_ != nullptr;
       if (ok && flags_.bk) {
         dm::StorageLocation dir;

@@ -35,12 +35,12 @@ class ServerSet {
  public:
   // Asks the info endpoint for the server list and connects to partition p's port
   // (client_rank % ports_per_rank) of each rank. nullptr with *error on failure.
-  // With `allow_local`, servers in the same network namespace are reached over their
-  // same-host sockets (transport.h).
+  // Servers in the same network namespace are reached over the fastest transport that
+  // `fastest` allows (transport.h).
   static std::unique_ptr<ServerSet> Connect(const std::string& info_uri, int client_rank,
-                                            std::chrono::milliseconds timeout, bool allow_local, std::string* error);
+                                            std::chrono::milliseconds timeout, Transport fastest, std::string* error);
   uint32_t size() const { return static_cast<uint32_t>(servers_.size()); }
-  // "unix" if every connection is same-host, "tcp" if none is, else "mixed".
+  // The transport of every connection ("shm", "unix" or "tcp"), or "mixed".
   std::string transport() const;
   RpcClient* server(uint32_t partition) { return servers_[partition].get(); }
   // Sum over servers of their CPU seconds so far; and, with count_entries, of their entries.

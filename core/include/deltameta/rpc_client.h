@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "deltameta/shm_channel.h"
+#include "deltameta/transport.h"
 #include "deltameta/wire.h"
 
 namespace deltameta {
@@ -17,11 +19,12 @@ bool ParseAddress(const std::string& uri, std::string* host, uint16_t* port, std
 class RpcClient {
  public:
   // Connects to `address`, retrying while the server refuses, for at most `timeout`; the
-  // same timeout bounds every later call. With `allow_local`, a server in the same network
-  // namespace is reached over its same-host socket (transport.h) instead of TCP.
-  // nullptr with *error naming the address on failure.
+  // same timeout bounds every later call. A server in the same network namespace is
+  // reached over the fastest transport that `fastest` allows (transport.h); a server that
+  // cannot share memory is used over its Unix socket. nullptr with *error naming the
+  // address on failure.
   static std::unique_ptr<RpcClient> Connect(const std::string& address, std::chrono::milliseconds timeout,
-                                            bool allow_local, std::string* error);
+                                            Transport fastest, std::string* error);
   ~RpcClient();
 
   // Sends `request` (one complete frame) and waits for its reply, which must be of
@@ -31,20 +34,31 @@ class RpcClient {
 
   uint32_t NextSeq() { return ++seq_; }
   const std::string& address() const { return address_; }
-  // "unix" (same host) or "tcp".
-  const char* transport() const { return local_ ? "unix" : "tcp"; }
+  Transport transport() const { return transport_; }
 
  private:
-  RpcClient(int fd, std::string address, std::chrono::milliseconds timeout, bool local)
-      : fd_(fd), address_(std::move(address)), timeout_(timeout), local_(local) {}
+  RpcClient(int fd, std::string address, std::chrono::milliseconds timeout, Transport transport)
+      : fd_(fd), address_(std::move(address)), timeout_(timeout), transport_(transport) {}
   static constexpr size_t kReplyBuffer = 4096;
+  // Asks the server for a shared-memory channel; stays on the socket if it has none.
+  bool AttachShm(std::string* error);
+  bool Send(const std::string& request, std::string* error);
+  // Receives one reply frame from the socket into buffer_; descriptors that come with it
+  // go to *fds (closed if fds is null). *frame views header and body.
+  bool ReceiveFrame(std::string_view* frame, std::vector<int>* fds, std::string* error);
   // Receives into buffer_ (already holding *got bytes) until it holds at least `want`.
-  bool ReceiveAtLeast(size_t want, size_t* got, std::string* error);
+  bool ReceiveAtLeast(size_t want, size_t* got, std::vector<int>* fds, std::string* error);
+  // Waits for the shared-memory reply, checking that the server lives while it waits.
+  bool AwaitShmReply(std::string_view* frame, std::string* error);
+  // Checks that `frame` (header and body) answers `request` with `reply_type`.
+  bool CheckReply(std::string_view frame, const std::string& request, MsgType reply_type, std::string* error);
 
   int fd_;
   std::string address_;
   std::chrono::milliseconds timeout_;
-  bool local_;
+  Transport transport_;
+  std::unique_ptr<ShmChannel> channel_;
+  std::unique_ptr<ShmDoorbell> doorbell_;
   std::string buffer_;
   uint32_t seq_ = 0;
 };

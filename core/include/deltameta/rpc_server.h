@@ -1,8 +1,9 @@
 // An event-loop RPC server (Asio): accepts connections on one or more TCP ports, each
-// with a same-host twin (transport.h), and serves
-// them on `threads` loops, each loop a thread of its own with its own connections (no
-// hand-off between threads per request). Every valid request frame goes to a FrameHandler;
-// a connection that sends a malformed frame is dropped with one log line, the others go on.
+// with a same-host twin (transport.h), and serves them on `threads` loops, each loop a
+// thread of its own with its own connections (no hand-off between threads per request).
+// Same-host clients that ask for shared-memory channels are served by `threads` more
+// loops (shm_server.h). Every valid request frame goes to a FrameHandler; a connection
+// that sends a malformed frame is dropped with one log line, the others go on.
 #pragma once
 
 #include <memory>
@@ -20,6 +21,8 @@
 #include "deltameta/wire.h"
 
 namespace deltameta {
+
+class ShmServer;
 
 class FrameHandler {
  public:
@@ -52,6 +55,7 @@ class RpcServer {
 
   FrameHandler* handler_;
   std::string log_prefix_;
+  std::unique_ptr<ShmServer> shm_;  // outlives the loops: their connections hold its leases
   std::vector<std::unique_ptr<asio::io_context>> loops_;
   std::vector<WorkGuard> guards_;
   std::unique_ptr<asio::signal_set> signals_;

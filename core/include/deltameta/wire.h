@@ -26,10 +26,12 @@ enum class MsgType : uint8_t {
   kIngest = 3,       // IngestRequest -> IngestReply
   kInfo = 4,         // (empty) -> InfoReply
   kStats = 5,        // StatsRequest -> StatsReply
+  kAttachShm = 6,    // (empty) -> AttachShmReply; over a same-host socket (shm_channel.h)
   kStatReply = 0x81,
   kIngestReply = 0x83,
   kInfoReply = 0x84,
   kStatsReply = 0x85,
+  kAttachShmReply = 0x86,
 };
 
 // Operation outcome carried by replies.
@@ -40,6 +42,7 @@ enum class OpStatus : uint8_t {
   kReadOnly = 3,
   kIoError = 4,
   kWrongServer = 5,  // the name belongs to another partition
+  kUnsupported = 6,  // the server cannot do this on this connection
 };
 const char* OpStatusName(OpStatus s);
 
@@ -94,10 +97,13 @@ void EncodeLstat(const LstatRequest& m, uint32_t seq, std::string* frame);
 void EncodeIngest(const IngestRequest& m, uint32_t seq, std::string* frame);
 void EncodeInfo(uint32_t seq, std::string* frame);
 void EncodeStats(const StatsRequest& m, uint32_t seq, std::string* frame);
+void EncodeAttachShm(uint32_t seq, std::string* frame);
 void EncodeStatReply(const StatReply& m, uint32_t seq, std::string* frame);
 void EncodeIngestReply(const IngestReply& m, uint32_t seq, std::string* frame);
 void EncodeInfoReply(const InfoReply& m, uint32_t seq, std::string* frame);
 void EncodeStatsReply(const StatsReply& m, uint32_t seq, std::string* frame);
+// kOk: the two descriptors of the channel travel with the reply (shm_channel.h).
+void EncodeAttachShmReply(OpStatus status, uint32_t seq, std::string* frame);
 
 // Each Decode* parses a body (without header); false if it is malformed in any way.
 bool DecodeCreate(std::string_view body, CreateRequest* m);
@@ -105,9 +111,11 @@ bool DecodeLstat(std::string_view body, LstatRequest* m);
 bool DecodeIngest(std::string_view body, IngestRequest* m);
 bool DecodeInfo(std::string_view body);
 bool DecodeStats(std::string_view body, StatsRequest* m);
+bool DecodeAttachShm(std::string_view body);
 bool DecodeStatReply(std::string_view body, StatReply* m);
 bool DecodeIngestReply(std::string_view body, IngestReply* m);
 bool DecodeInfoReply(std::string_view body, InfoReply* m);
 bool DecodeStatsReply(std::string_view body, StatsReply* m);
+bool DecodeAttachShmReply(std::string_view body, OpStatus* status);
 
 }  // namespace deltameta

@@ -46,7 +46,7 @@ class ThreeRuns(unittest.TestCase):
         self.assertEqual(self.s.stop_servers(servers), 0, servers.job.stderr())
         self.assertFalse(os.path.exists(servers.ready_file), "the ready file outlived the servers")
 
-    def indexfs(self, run, share_dir, extra=(), transport="unix"):
+    def indexfs(self, run, share_dir, extra=(), transport="shm"):
         srv = self.s.start_servers("svr", SERVERS, self.store(run, "svr"), SERVER_FLAGS, SERVER_ENV)
         args = flags(share_dir=share_dir, n=N) + list(extra)
         args += flags(read_phases=1, info_svr_uri=srv.uri, skip_fs_checks=0)
@@ -60,6 +60,9 @@ class ThreeRuns(unittest.TestCase):
 
     def test_run1_indexfs_over_tcp(self):
         self.indexfs("run1", 1, flags(rpc_transport="tcp"), transport="tcp")
+
+    def test_run1_indexfs_over_unix_sockets(self):
+        self.indexfs("run1", 1, flags(rpc_transport="unix"), transport="unix")
 
     def test_run1_indexfs_private_dirs(self):
         self.indexfs("run1", 0)

@@ -147,7 +147,7 @@ TEST(WireDecodeTest, RejectsInvalidStatus) {
   std::string ingest_reply = BodyOf(EncodeIngestReply, IngestReply{OpStatus::kOk, ""});
   StatReply s;
   IngestReply i;
-  for (int status : {static_cast<int>(OpStatus::kWrongServer) + 1, 0x80, 0xff}) {
+  for (int status : {static_cast<int>(OpStatus::kUnsupported) + 1, 0x80, 0xff}) {
     stat_reply[0] = ingest_reply[0] = static_cast<char>(status);
     EXPECT_FALSE(DecodeStatReply(stat_reply, &s)) << "status " << status;
     EXPECT_FALSE(DecodeIngestReply(ingest_reply, &i)) << "status " << status;

@@ -121,6 +121,23 @@ TEST(WireTest, StatsReplyRoundTrip) {
   EXPECT_TRUE(out.read_only);
 }
 
+TEST(WireTest, AttachShmRoundTrip) {
+  std::string frame;
+  EncodeAttachShm(12, &frame);
+  EXPECT_TRUE(DecodeAttachShm(BodyOf(frame, MsgType::kAttachShm, 12)));
+  EXPECT_FALSE(DecodeAttachShm("x"));
+  for (OpStatus status : {OpStatus::kOk, OpStatus::kUnsupported}) {
+    EncodeAttachShmReply(status, 13, &frame);
+    OpStatus out = OpStatus::kIoError;
+    ASSERT_TRUE(DecodeAttachShmReply(BodyOf(frame, MsgType::kAttachShmReply, 13), &out));
+    EXPECT_EQ(out, status);
+  }
+  OpStatus out;
+  EXPECT_FALSE(DecodeAttachShmReply("", &out));
+  EXPECT_FALSE(DecodeAttachShmReply("\x07", &out));
+  EXPECT_FALSE(DecodeAttachShmReply(std::string("\0\0", 2), &out));
+}
+
 TEST(WireTest, HeaderRejectsBadMagic) {
   std::string frame;
   EncodeInfo(1, &frame);
@@ -143,7 +160,7 @@ TEST(WireTest, HeaderRejectsBadVersion) {
 }
 
 TEST(WireTest, HeaderAcceptsExactlyTheKnownTypes) {
-  const std::vector<int> known = {1, 2, 3, 4, 5, 0x81, 0x83, 0x84, 0x85};
+  const std::vector<int> known = {1, 2, 3, 4, 5, 6, 0x81, 0x83, 0x84, 0x85, 0x86};
   std::string frame;
   EncodeInfo(1, &frame);
   for (int t = 0; t < 256; t++) {

@@ -1,0 +1,65 @@
+// The server side of shared-memory channels (shm_channel.h): `loops` threads, each serving
+// the channels attached to it and sleeping on its doorbell while none has a request.
+// Requests go to the FrameHandler as socket requests do (rpc_server.h); a channel whose
+// request is malformed is dropped with one log line, the others go on.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "deltameta/rpc_server.h"
+#include "deltameta/shm_channel.h"
+
+namespace deltameta {
+
+class ShmServer {
+  struct Served;
+  struct Loop;
+
+ public:
+  // Without shared memory on this host (no memfd), Attach() fails and clients use sockets.
+  ShmServer(int loops, FrameHandler* handler, std::string log_prefix);
+  ~ShmServer();
+
+  // One attached channel. Destroying it detaches the channel (the socket it was set up on
+  // has closed); the loop lets go of it on its next pass.
+  class Lease {
+   public:
+    ~Lease();
+    // The descriptors to pass to the client; valid while the lease lives.
+    int channel_fd() const;
+    int doorbell_fd() const;
+
+   private:
+    friend class ShmServer;
+    Lease(std::shared_ptr<Served> served, Loop* loop) : served_(std::move(served)), loop_(loop) {}
+    std::shared_ptr<Served> served_;
+    Loop* loop_;
+  };
+
+  // Creates a channel for `peer` (named in log lines) on the next loop, round robin.
+  // nullptr with *error if the shared memory cannot be had.
+  std::unique_ptr<Lease> Attach(const std::string& peer, std::string* error);
+  // Starts the loops; they serve until Stop(). Both are thread-safe, Stop() idempotent.
+  void Start();
+  void Stop();
+  // Returns once every loop thread has ended.
+  void Wait();
+
+ private:
+  void Run(Loop* loop);
+  bool Serve(Served* s, std::string* request, std::string* reply);
+
+  FrameHandler* handler_;
+  std::string log_prefix_;
+  std::string unavailable_;  // why there is no shared memory, if there is none
+  std::vector<std::unique_ptr<Loop>> loops_;
+  std::atomic<size_t> next_loop_{0};
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace deltameta
