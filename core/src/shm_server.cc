@@ -2,17 +2,9 @@
 #include "deltameta/shm_server.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 
 namespace deltameta {
-namespace {
-
-// A loop re-reads its channels this often even without a wake-up, so that a client that
-// scribbles over the doorbell delays the others by at most this much.
-constexpr std::chrono::milliseconds kIdleRecheck(1000);
-
-}  // namespace
 
 struct ShmServer::Served {
   std::unique_ptr<ShmChannel> channel;
@@ -35,8 +27,9 @@ ShmServer::Lease::~Lease() {
 int ShmServer::Lease::channel_fd() const { return served_->channel->fd(); }
 int ShmServer::Lease::doorbell_fd() const { return loop_->doorbell->fd(); }
 
-ShmServer::ShmServer(int loops, FrameHandler* handler, std::string log_prefix)
-    : handler_(handler), log_prefix_(std::move(log_prefix)) {
+ShmServer::ShmServer(int loops, FrameHandler* handler, std::string log_prefix,
+                     std::chrono::milliseconds idle_recheck)
+    : handler_(handler), log_prefix_(std::move(log_prefix)), idle_recheck_(idle_recheck) {
   for (int i = 0; i < loops && unavailable_.empty(); i++) {
     auto loop = std::make_unique<Loop>();
     loop->doorbell = ShmDoorbell::Create(&unavailable_);
@@ -98,7 +91,7 @@ void ShmServer::Run(Loop* loop) {
                mine.end());
     bool served = false;
     for (auto& s : mine) served |= Serve(s.get(), &request, &reply);
-    if (!served) loop->doorbell->Sleep(count, kIdleRecheck);
+    if (!served) loop->doorbell->Sleep(count, idle_recheck_);
   }
 }
 

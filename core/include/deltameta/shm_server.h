@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -22,7 +23,10 @@ class ShmServer {
 
  public:
   // Without shared memory on this host (no memfd), Attach() fails and clients use sockets.
-  ShmServer(int loops, FrameHandler* handler, std::string log_prefix);
+  // A loop re-reads its channels every `idle_recheck` even without a wake-up, so that a
+  // client that scribbles over the doorbell delays the others by at most that much.
+  ShmServer(int loops, FrameHandler* handler, std::string log_prefix,
+            std::chrono::milliseconds idle_recheck = std::chrono::milliseconds(1000));
   ~ShmServer();
 
   // One attached channel. Destroying it detaches the channel (the socket it was set up on
@@ -56,6 +60,7 @@ class ShmServer {
 
   FrameHandler* handler_;
   std::string log_prefix_;
+  std::chrono::milliseconds idle_recheck_;
   std::string unavailable_;  // why there is no shared memory, if there is none
   std::vector<std::unique_ptr<Loop>> loops_;
   std::atomic<size_t> next_loop_{0};
