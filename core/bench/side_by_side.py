@@ -18,6 +18,9 @@ same quantity).
 The runs alternate which system goes first, per run and per repetition. --repeat K runs
 everything K times; the table gives per phase our median (range), the original's median
 (range), the goal, ours/original of the medians and whether our median meets the goal.
+A second table gives each job's peak memory: the largest resident-set high-water mark
+(VmHWM) of any one of its ranks, sampled every quarter second, the maximum over the
+repetitions, ours against the original's.
 Every job has a timeout; whatever the script started is stopped on any error, SIGTERM or
 Ctrl-C. The tools are copied before the first job, so a rebuild during the benchmark does
 not mix versions. Exit 0 when every job succeeded and printed its lines, 1 when one failed,
@@ -34,6 +37,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -45,6 +49,9 @@ from runs import COMPACTOR_ENV, SERVER_ENV  # noqa: E402
 from runs import DELTAFS_WRITE_ENV as WRITE_ENV  # noqa: E402
 
 GUIDE_INFO_PORT = 10086
+MEMORY_SAMPLE_S = 0.25
+JOB_LABELS = {"svr": "servers", "cli": "client", "write": "DeltaFS write", "compact": "compaction",
+              "read": "read client"}
 
 # (phase, goal in Mop/s): shared/DESIGN.md section 4.
 PHASES = [("run1 insert", 0.07), ("run1 lstat", 0.07), ("run2 bulk insert", 1.0), ("run2 lstat", 0.07),
@@ -96,11 +103,25 @@ def descendants(root):
 
 
 class Jobs:
-    """Every mpiexec job the script starts; kill_all() stops whatever is still running."""
+    """Every mpiexec job the script starts; kill_all() stops whatever is still running.
+    peak_kb[name] is a job's peak memory: the largest resident-set high-water mark (VmHWM,
+    KiB) of any one of its ranks, sampled every MEMORY_SAMPLE_S while the job runs."""
 
-    def __init__(self, log_dir, timeout):
+    def __init__(self, log_dir, timeout, tool_names):
         self.log_dir, self.timeout, self.running = log_dir, timeout, []
+        self.tool_names, self.peak_kb = set(tool_names), {}
         self.commands = open(os.path.join(log_dir, "commands.log"), "a")
+        self.done = threading.Event()
+        self.sampler = threading.Thread(target=self.sample_memory, daemon=True)
+        self.sampler.start()
+
+    def sample_memory(self):
+        while not self.done.wait(MEMORY_SAMPLE_S):
+            for proc in list(self.running):
+                for pid, _ in descendants(proc.pid):
+                    kb = rank_hwm_kb(pid, self.tool_names)
+                    if kb:
+                        self.peak_kb[proc.name] = max(kb, self.peak_kb.get(proc.name, 0))
 
     def start(self, launcher, name, ranks, env, tool, flags, cwd):
         cmd = launcher.command(ranks, env, tool, flags)
@@ -144,7 +165,23 @@ class Jobs:
     def kill_all(self):
         for proc in list(self.running):
             self.finish(proc, grace=10)
+        self.done.set()
+        self.sampler.join()
         self.commands.close()
+
+
+def rank_hwm_kb(pid, tool_names):
+    """VmHWM of process `pid` in KiB if it runs one of `tool_names`, else None."""
+    try:
+        if os.path.basename(os.readlink(f"/proc/{pid}/exe")) not in tool_names:
+            return None
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return None
 
 
 def read(path):
@@ -286,7 +323,9 @@ class System:
                    "run3 lstat": read_["fstats"]}
         if not a.keep_stores:
             shutil.rmtree(root, ignore_errors=True)
-        return got
+        jobs_of_run = {"run1": ["svr", "cli"], "run2": ["svr", "cli"], "run3": ["write", "compact", "svr", "read"]}
+        memory = {f"{run} {JOB_LABELS[j]}": jobs.peak_kb.get(f"{name}-{j}", 0) for j in jobs_of_run[run]}
+        return got, memory
 
 
 def loadavg():
@@ -327,6 +366,18 @@ def table(rows, with_original):
     lines = [[r["phase"], fmt(r["ours"]), fmt(r["original"]) if with_original else "-", f">= {r['goal']}",
               f"{r['ratio']:.2f}" if r["ratio"] is not None else "-", "yes" if r["goal_met"] else "no"]
              for r in rows]
+    return aligned(head, lines)
+
+
+def memory_table(rows):
+    head = ["job", "ours peak MiB", "original peak MiB", "ours/orig"]
+    lines = [[r["job"], f"{r['ours_mib']:.1f}", f"{r['original_mib']:.1f}" if r["original_mib"] else "-",
+              f"{r['ratio']:.2f}" if r["ratio"] is not None else "-"] for r in rows]
+    return aligned(head, lines)
+
+
+def aligned(head, lines):
+    """A text table: the first column left-aligned, the others right-aligned."""
     widths = [max(len(x[i]) for x in [head] + lines) for i in range(len(head))]
     out = []
     for i, line in enumerate([head] + lines):
@@ -392,8 +443,9 @@ def main():
 
     stop_on_signals()  # SIGTERM, and SIGINT even when started with it ignored, stop every job
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    jobs = Jobs(logs, a.timeout)
+    jobs = Jobs(logs, a.timeout, [n for names in SYSTEMS.values() for n in names.values()])
     values = {k: {ph: [] for ph, _ in PHASES} for k in systems}
+    peaks = {k: {} for k in systems}  # job label -> KiB, the maximum over repetitions
     reps, failed = [], None
     host = {"hostname": platform.node(), "cpus": os.cpu_count(), "loadavg_start": loadavg()}
     print(f"side_by_side: {a.ranks} client ranks x {a.n} files, {a.servers} servers (runs 1-2), {a.readers} "
@@ -409,8 +461,10 @@ def main():
                     order.reverse()
                 for k in order:
                     t = time.monotonic()
-                    got = systems[k].run(jobs, run, f"rep{rep + 1}-")
+                    got, memory = systems[k].run(jobs, run, f"rep{rep + 1}-")
                     rep_results[k].update(got)
+                    for job, kb in memory.items():
+                        peaks[k][job] = max(kb, peaks[k].get(job, 0))
                     for ph, r in got.items():
                         values[k][ph].append(r["mops"])
                     print(f"  rep {rep + 1} {run} {k:<8} " + ", ".join(f"{ph.split(' ', 1)[1]} {r['mops']:.3f}"
@@ -444,14 +498,22 @@ def main():
         rows.append({"phase": ph, "goal": goal, "ours": ours, "original": orig,
                      "ratio": ours["median"] / orig["median"] if orig and orig["median"] > 0 else None,
                      "goal_met": ours["median"] >= goal})
+    memory = []
+    for job, kb in peaks["ours"].items():
+        orig = peaks.get("original", {}).get(job)
+        memory.append({"job": job, "ours_mib": kb / 1024, "original_mib": orig / 1024 if orig else None,
+                       "ratio": kb / orig if orig else None})
     print()
     print(table(rows, "original" in systems))
+    print()
+    print(memory_table(memory))
     host["loadavg_end"] = loadavg()
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"schema": "deltameta.side_by_side/1", "n": a.n, "ranks": a.ranks, "servers": a.servers,
                        "readers": a.readers, "repeat": a.repeat, "info_port": a.info_port,
-                       "systems": bins, "mpiexec": a.mpiexec, "host": host, "phases": rows, "repetitions": reps},
+                       "systems": bins, "mpiexec": a.mpiexec, "host": host, "phases": rows, "peak_memory": memory,
+                       "repetitions": reps},
                       f, indent=1)
             f.write("\n")
 

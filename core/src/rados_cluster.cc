@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "deltameta/rados_fs.h"
+#include "rados_api.h"
 
 namespace deltameta {
 namespace {
@@ -67,25 +68,26 @@ bool Connect(Connection* c, std::string* error) {
   if (conf == nullptr || *conf == '\0') conf = std::getenv("CEPH_CONF");
   if (conf != nullptr && *conf == '\0') conf = nullptr;
   const std::string conf_name = conf ? conf : "Ceph's default config (/etc/ceph/ceph.conf)";
-  int r = rados_create(&c->cluster, id && *id ? id : "admin");
+  if (LoadLibrados(error) == nullptr) return false;
+  int r = Librados().rados_create(&c->cluster, id && *id ? id : "admin");
   if (r < 0) {
     *error = std::string("cannot create a RADOS client: ") + std::strerror(-r);
     return false;
   }
-  r = rados_conf_read_file(c->cluster, conf);
+  r = Librados().rados_conf_read_file(c->cluster, conf);
   if (r < 0) {
     *error = "cannot read " + conf_name + ": " + std::strerror(-r) +
              ": set CEPH_CONF to the cluster's config (scripts/ceph-cluster.sh start prints it)";
     return false;
   }
-  rados_conf_parse_env(c->cluster, nullptr);
+  Librados().rados_conf_parse_env(c->cluster, nullptr);
   const std::string seconds = std::to_string(timeout);
   for (const char* key : {"client_mount_timeout", "rados_mon_op_timeout", "rados_osd_op_timeout"}) {
-    rados_conf_set(c->cluster, key, seconds.c_str());
+    Librados().rados_conf_set(c->cluster, key, seconds.c_str());
   }
-  rados_conf_set(c->cluster, "log_to_stderr", "false");
-  rados_conf_set(c->cluster, "err_to_stderr", "false");
-  r = rados_connect(c->cluster);
+  Librados().rados_conf_set(c->cluster, "log_to_stderr", "false");
+  Librados().rados_conf_set(c->cluster, "err_to_stderr", "false");
+  r = Librados().rados_connect(c->cluster);
   if (r < 0) {
     *error = "cannot reach the Ceph cluster of " + conf_name + " within " + seconds + " s (" + std::strerror(-r) +
              "): is it running? (scripts/ceph-cluster.sh start DIR, then use the CEPH_CONF it prints)";
@@ -106,13 +108,13 @@ rocksdb::Env* RadosEnv(const std::string& pool, std::string* error) {
     return nullptr;
   }
   if (c.cluster == nullptr && !Connect(&c, &c.failure)) {
-    if (c.cluster != nullptr) rados_shutdown(c.cluster);
+    if (c.cluster != nullptr) Librados().rados_shutdown(c.cluster);
     c.cluster = nullptr;
     *error = c.failure;
     return nullptr;
   }
   PoolEnv p;
-  const int r = rados_ioctx_create(c.cluster, pool.c_str(), &p.io);
+  const int r = Librados().rados_ioctx_create(c.cluster, pool.c_str(), &p.io);
   if (r < 0) {
     *error = r == -ENOENT ? "RADOS pool '" + pool + "' does not exist: create it (ceph osd pool create " + pool + ")"
                           : "cannot open RADOS pool '" + pool + "': " + std::strerror(-r);

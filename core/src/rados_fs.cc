@@ -10,6 +10,7 @@
 #include <mutex>
 #include <vector>
 
+#include "rados_api.h"
 #include "rados_pool.h"
 
 namespace deltameta {
@@ -125,10 +126,10 @@ class RadosWritableFile : public rocksdb::FSWritableFile {
       const uint64_t in_chunk = sent_ % chunk_;
       const size_t len = static_cast<size_t>(std::min<uint64_t>(chunk_ - in_chunk, data->size() - pos));
       InFlight f{nullptr, data, ChunkObject(id_, sent_ / chunk_), len};
-      rados_aio_create_completion2(nullptr, nullptr, &f.done);
-      const int r = rados_aio_write(pool_->io(), f.oid.c_str(), f.done, data->data() + pos, len, in_chunk);
+      Librados().rados_aio_create_completion2(nullptr, nullptr, &f.done);
+      const int r = Librados().rados_aio_write(pool_->io(), f.oid.c_str(), f.done, data->data() + pos, len, in_chunk);
       if (r < 0) {
-        rados_aio_release(f.done);
+        Librados().rados_aio_release(f.done);
         return error_ = FromErrno(r, "writing " + pool_->Where(f.oid));
       }
       inflight_bytes_ += len;
@@ -143,9 +144,9 @@ class RadosWritableFile : public rocksdb::FSWritableFile {
   void WaitOldest() {
     InFlight f = std::move(inflight_.front());
     inflight_.pop_front();
-    rados_aio_wait_for_complete(f.done);
-    const int r = rados_aio_get_return_value(f.done);
-    rados_aio_release(f.done);
+    Librados().rados_aio_wait_for_complete(f.done);
+    const int r = Librados().rados_aio_get_return_value(f.done);
+    Librados().rados_aio_release(f.done);
     inflight_bytes_ -= f.len;
     if (r < 0 && error_.ok()) error_ = FromErrno(r, "writing " + pool_->Where(f.oid));
   }
@@ -352,7 +353,7 @@ class RadosFileSystem : public rocksdb::FileSystem {
     SplitRadosPath(path, &parent, &name);
     s = pool_.RemoveEntry(parent, name);
     if (!s.ok()) return s;
-    const int r = rados_remove(pool_.io(), DirObject(path).c_str());
+    const int r = Librados().rados_remove(pool_.io(), DirObject(path).c_str());
     return r < 0 && r != -ENOENT ? FromErrno(r, "removing " + pool_.Where(DirObject(path))) : IOStatus::OK();
   }
 
@@ -371,7 +372,7 @@ class RadosFileSystem : public rocksdb::FileSystem {
     if (!s.ok()) return s;
     uint64_t size = 0;
     time_t t = 0;
-    const int r = rados_stat(pool_.io(), ChunkObject(e.id, 0).c_str(), &size, &t);
+    const int r = Librados().rados_stat(pool_.io(), ChunkObject(e.id, 0).c_str(), &size, &t);
     if (r < 0) return FromErrno(r, "reading " + pool_.Where(ChunkObject(e.id, 0)));
     *mtime = static_cast<uint64_t>(t);
     return IOStatus::OK();
@@ -450,7 +451,7 @@ class RadosFileSystem : public rocksdb::FileSystem {
     if (!s.ok()) return s;
     const std::string oid = ChunkObject(e.id, 0);
     const std::string cookie = NewFileId();
-    const int r = rados_lock_exclusive(pool_.io(), oid.c_str(), kLockName, cookie.c_str(), "rocksdb LOCK", nullptr, 0);
+    const int r = Librados().rados_lock_exclusive(pool_.io(), oid.c_str(), kLockName, cookie.c_str(), "rocksdb LOCK", nullptr, 0);
     if (r == -EBUSY || r == -EEXIST)
       return IOStatus::IOError("lock " + path + ": held by another process (" + pool_.Where(oid) +
                                "; if that process is gone: rados lock break)");
@@ -461,7 +462,7 @@ class RadosFileSystem : public rocksdb::FileSystem {
 
   IOStatus UnlockFile(rocksdb::FileLock* lock, const IOOptions&, IODebugContext*) override {
     auto* l = static_cast<RadosFileLock*>(lock);
-    const int r = rados_unlock(pool_.io(), l->oid.c_str(), kLockName, l->cookie.c_str());
+    const int r = Librados().rados_unlock(pool_.io(), l->oid.c_str(), kLockName, l->cookie.c_str());
     IOStatus s = r < 0 && r != -ENOENT ? FromErrno(r, "unlocking " + pool_.Where(l->oid)) : IOStatus::OK();
     delete l;
     return s;

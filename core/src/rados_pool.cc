@@ -9,6 +9,8 @@
 #include <ctime>
 #include <random>
 
+#include "rados_api.h"
+
 namespace deltameta {
 
 using rocksdb::IOStatus;
@@ -34,12 +36,12 @@ bool DecodeEntry(const char* v, size_t n, RadosEntry* e) {
 
 // Owns a librados write or read op.
 struct WriteOp {
-  rados_write_op_t op = rados_create_write_op();
-  ~WriteOp() { rados_release_write_op(op); }
+  rados_write_op_t op = Librados().rados_create_write_op();
+  ~WriteOp() { Librados().rados_release_write_op(op); }
 };
 struct ReadOp {
-  rados_read_op_t op = rados_create_read_op();
-  ~ReadOp() { rados_release_read_op(op); }
+  rados_read_op_t op = Librados().rados_create_read_op();
+  ~ReadOp() { Librados().rados_release_read_op(op); }
 };
 
 }  // namespace
@@ -106,19 +108,19 @@ IOStatus RadosPool::Lookup(const std::string& path, RadosEntry* entry) const {
   const char* keys[] = {name.c_str()};
   rados_omap_iter_t it = nullptr;
   int prval = 0;
-  rados_read_op_omap_get_vals_by_keys(rop.op, keys, 1, &it, &prval);
-  const int r = rados_read_op_operate(rop.op, io_, DirObject(dir).c_str(), 0);
+  Librados().rados_read_op_omap_get_vals_by_keys(rop.op, keys, 1, &it, &prval);
+  const int r = Librados().rados_read_op_operate(rop.op, io_, DirObject(dir).c_str(), 0);
   if (r < 0 || prval < 0) {
-    if (it) rados_omap_get_end(it);
+    if (it) Librados().rados_omap_get_end(it);
     const int e = r < 0 ? r : prval;
     return e == -ENOENT ? IOStatus::PathNotFound(path + ": no such file or directory")
                         : FromErrno(e, "looking up " + path + " in " + Where(DirObject(dir)));
   }
   char *key = nullptr, *val = nullptr;
   size_t len = 0;
-  bool found = rados_omap_get_next(it, &key, &val, &len) == 0 && key != nullptr;
+  bool found = Librados().rados_omap_get_next(it, &key, &val, &len) == 0 && key != nullptr;
   bool valid = found && DecodeEntry(val, len, entry);
-  rados_omap_get_end(it);
+  Librados().rados_omap_get_end(it);
   if (!found) return IOStatus::PathNotFound(path + ": no such file or directory");
   if (!valid) return IOStatus::Corruption("malformed directory entry for " + path + " in " + Where(DirObject(dir)));
   return IOStatus::OK();
@@ -133,17 +135,17 @@ IOStatus RadosPool::LookupFile(const std::string& path, RadosEntry* entry) const
 IOStatus RadosPool::SetEntry(const std::string& dir, const std::string& name, const RadosEntry& entry,
                   const std::string& name_to_remove) const {
   WriteOp wop;
-  if (dir != "/") rados_write_op_assert_exists(wop.op);
+  if (dir != "/") Librados().rados_write_op_assert_exists(wop.op);
   const std::string value = EncodeEntry(entry);
   const char* keys[] = {name.c_str()};
   const char* vals[] = {value.data()};
   const size_t lens[] = {value.size()};
-  rados_write_op_omap_set(wop.op, keys, vals, lens, 1);
+  Librados().rados_write_op_omap_set(wop.op, keys, vals, lens, 1);
   if (!name_to_remove.empty()) {
     const char* rm[] = {name_to_remove.c_str()};
-    rados_write_op_omap_rm_keys(wop.op, rm, 1);
+    Librados().rados_write_op_omap_rm_keys(wop.op, rm, 1);
   }
-  const int r = rados_write_op_operate(wop.op, io_, DirObject(dir).c_str(), nullptr, 0);
+  const int r = Librados().rados_write_op_operate(wop.op, io_, DirObject(dir).c_str(), nullptr, 0);
   if (r == -ENOENT) return IOStatus::PathNotFound(dir + ": no such directory");
   return r < 0 ? FromErrno(r, "updating " + Where(DirObject(dir))) : IOStatus::OK();
 }
@@ -151,8 +153,8 @@ IOStatus RadosPool::SetEntry(const std::string& dir, const std::string& name, co
 IOStatus RadosPool::RemoveEntry(const std::string& dir, const std::string& name) const {
   WriteOp wop;
   const char* keys[] = {name.c_str()};
-  rados_write_op_omap_rm_keys(wop.op, keys, 1);
-  const int r = rados_write_op_operate(wop.op, io_, DirObject(dir).c_str(), nullptr, 0);
+  Librados().rados_write_op_omap_rm_keys(wop.op, keys, 1);
+  const int r = Librados().rados_write_op_operate(wop.op, io_, DirObject(dir).c_str(), nullptr, 0);
   return r < 0 ? FromErrno(r, "updating " + Where(DirObject(dir))) : IOStatus::OK();
 }
 
@@ -162,10 +164,10 @@ IOStatus RadosPool::ListPage(const std::string& dir, const std::string& after, s
   rados_omap_iter_t it = nullptr;
   unsigned char pmore = 0;
   int prval = 0;
-  rados_read_op_omap_get_keys2(rop.op, after.c_str(), max, &it, &pmore, &prval);
-  const int r = rados_read_op_operate(rop.op, io_, DirObject(dir).c_str(), 0);
+  Librados().rados_read_op_omap_get_keys2(rop.op, after.c_str(), max, &it, &pmore, &prval);
+  const int r = Librados().rados_read_op_operate(rop.op, io_, DirObject(dir).c_str(), 0);
   if (r < 0 || prval < 0) {
-    if (it) rados_omap_get_end(it);
+    if (it) Librados().rados_omap_get_end(it);
     const int e = r < 0 ? r : prval;
     if (e == -ENOENT && dir == "/") {
       *more = false;
@@ -176,10 +178,10 @@ IOStatus RadosPool::ListPage(const std::string& dir, const std::string& after, s
   }
   char* key = nullptr;
   size_t key_len = 0;
-  while (rados_omap_get_next2(it, &key, nullptr, &key_len, nullptr) == 0 && key != nullptr) {
+  while (Librados().rados_omap_get_next2(it, &key, nullptr, &key_len, nullptr) == 0 && key != nullptr) {
     names->emplace_back(key, key_len);
   }
-  rados_omap_get_end(it);
+  Librados().rados_omap_get_end(it);
   *more = pmore != 0;
   return IOStatus::OK();
 }
@@ -200,10 +202,10 @@ IOStatus RadosPool::ReadAttrs(const std::string& id, FileAttrs* attrs) const {
   ReadOp rop;
   rados_xattrs_iter_t it = nullptr;
   int prval = 0;
-  rados_read_op_getxattrs(rop.op, &it, &prval);
-  const int r = rados_read_op_operate(rop.op, io_, oid.c_str(), 0);
+  Librados().rados_read_op_getxattrs(rop.op, &it, &prval);
+  const int r = Librados().rados_read_op_operate(rop.op, io_, oid.c_str(), 0);
   if (r < 0 || prval < 0) {
-    if (it) rados_getxattrs_end(it);
+    if (it) Librados().rados_getxattrs_end(it);
     const int e = r < 0 ? r : prval;
     if (e == -ENOENT) return IOStatus::Corruption("missing " + Where(oid) + ": the file's data is gone");
     return FromErrno(e, "reading " + Where(oid));
@@ -212,7 +214,7 @@ IOStatus RadosPool::ReadAttrs(const std::string& id, FileAttrs* attrs) const {
   const char* val = nullptr;
   size_t len = 0;
   bool has_chunk = false;
-  while (rados_getxattrs_next(it, &name, &val, &len) == 0 && name != nullptr) {
+  while (Librados().rados_getxattrs_next(it, &name, &val, &len) == 0 && name != nullptr) {
     const uint64_t v = std::strtoull(std::string(val, len).c_str(), nullptr, 10);
     if (std::strcmp(name, "size") == 0) attrs->size = v;
     if (std::strcmp(name, "nlink") == 0) attrs->nlink = v;
@@ -221,7 +223,7 @@ IOStatus RadosPool::ReadAttrs(const std::string& id, FileAttrs* attrs) const {
       has_chunk = true;
     }
   }
-  rados_getxattrs_end(it);
+  Librados().rados_getxattrs_end(it);
   if (!has_chunk || attrs->chunk == 0) return IOStatus::Corruption(Where(oid) + " has no valid 'chunk' attribute");
   return IOStatus::OK();
 }
@@ -229,15 +231,15 @@ IOStatus RadosPool::ReadAttrs(const std::string& id, FileAttrs* attrs) const {
 IOStatus RadosPool::SetAttr(const std::string& id, const char* name, uint64_t value) const {
   const std::string oid = ChunkObject(id, 0);
   const std::string v = std::to_string(value);
-  const int r = rados_setxattr(io_, oid.c_str(), name, v.data(), v.size());
+  const int r = Librados().rados_setxattr(io_, oid.c_str(), name, v.data(), v.size());
   return r < 0 ? FromErrno(r, "updating " + Where(oid)) : IOStatus::OK();
 }
 
 IOStatus RadosPool::MakeDir(const std::string& path) const {
   if (path == "/") return IOStatus::OK();
   WriteOp wop;
-  rados_write_op_create(wop.op, LIBRADOS_CREATE_IDEMPOTENT, nullptr);
-  const int r = rados_write_op_operate(wop.op, io_, DirObject(path).c_str(), nullptr, 0);
+  Librados().rados_write_op_create(wop.op, LIBRADOS_CREATE_IDEMPOTENT, nullptr);
+  const int r = Librados().rados_write_op_operate(wop.op, io_, DirObject(path).c_str(), nullptr, 0);
   if (r < 0) return FromErrno(r, "creating " + Where(DirObject(path)));
   std::string parent, name;
   SplitRadosPath(path, &parent, &name);
@@ -246,13 +248,13 @@ IOStatus RadosPool::MakeDir(const std::string& path) const {
 
 IOStatus RadosPool::CreateFile(const std::string& id) const {
   WriteOp wop;
-  rados_write_op_create(wop.op, LIBRADOS_CREATE_EXCLUSIVE, nullptr);
+  Librados().rados_write_op_create(wop.op, LIBRADOS_CREATE_EXCLUSIVE, nullptr);
   const std::string chunk = std::to_string(chunk_);
-  rados_write_op_setxattr(wop.op, "size", "0", 1);
-  rados_write_op_setxattr(wop.op, "nlink", "1", 1);
-  rados_write_op_setxattr(wop.op, "chunk", chunk.data(), chunk.size());
+  Librados().rados_write_op_setxattr(wop.op, "size", "0", 1);
+  Librados().rados_write_op_setxattr(wop.op, "nlink", "1", 1);
+  Librados().rados_write_op_setxattr(wop.op, "chunk", chunk.data(), chunk.size());
   const std::string oid = ChunkObject(id, 0);
-  const int r = rados_write_op_operate(wop.op, io_, oid.c_str(), nullptr, 0);
+  const int r = Librados().rados_write_op_operate(wop.op, io_, oid.c_str(), nullptr, 0);
   return r < 0 ? FromErrno(r, "creating " + Where(oid)) : IOStatus::OK();
 }
 
@@ -264,11 +266,11 @@ IOStatus RadosPool::Unlink(const std::string& id) const {
   const uint64_t chunks = std::max<uint64_t>(1, (attrs.size + attrs.chunk - 1) / attrs.chunk);
   // Unsynced appends may have reached objects past the recorded size.
   for (uint64_t n = 1;; n++) {
-    const int r = rados_remove(io_, ChunkObject(id, n).c_str());
+    const int r = Librados().rados_remove(io_, ChunkObject(id, n).c_str());
     if (r == -ENOENT && n >= chunks) break;
     if (r < 0 && r != -ENOENT) return FromErrno(r, "removing " + Where(ChunkObject(id, n)));
   }
-  const int r = rados_remove(io_, ChunkObject(id, 0).c_str());
+  const int r = Librados().rados_remove(io_, ChunkObject(id, 0).c_str());
   return r < 0 && r != -ENOENT ? FromErrno(r, "removing " + Where(ChunkObject(id, 0))) : IOStatus::OK();
 }
 
@@ -304,19 +306,19 @@ IOStatus RadosPool::Read(const std::string& id, const FileAttrs& attrs, uint64_t
       p.object.resize(len);
       into = p.object.data();
     }
-    rados_aio_create_completion2(nullptr, nullptr, &p.done);
-    const int r = rados_aio_read(io_, p.oid.c_str(), p.done, into, len, from);
+    Librados().rados_aio_create_completion2(nullptr, nullptr, &p.done);
+    const int r = Librados().rados_aio_read(io_, p.oid.c_str(), p.done, into, len, from);
     if (r < 0) {
-      rados_aio_release(p.done);
+      Librados().rados_aio_release(p.done);
       p.done = nullptr;
       if (status.ok()) status = FromErrno(r, "reading " + Where(p.oid));
     }
   }
   for (Piece& p : pieces) {
     if (p.done == nullptr) continue;
-    rados_aio_wait_for_complete(p.done);
-    const int r = rados_aio_get_return_value(p.done);
-    rados_aio_release(p.done);
+    Librados().rados_aio_wait_for_complete(p.done);
+    const int r = Librados().rados_aio_get_return_value(p.done);
+    Librados().rados_aio_release(p.done);
     const size_t expected = cache_ ? p.object.size() : p.len;
     if (!status.ok()) continue;
     if (r == -ENOENT) {
