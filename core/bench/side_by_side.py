@@ -18,9 +18,10 @@ same quantity).
 The runs alternate which system goes first, per run and per repetition. --repeat K runs
 everything K times; the table gives per phase our median (range), the original's median
 (range), the goal, ours/original of the medians and whether our median meets the goal.
-A second table gives each job's peak memory: the largest resident-set high-water mark
-(VmHWM) of any one of its ranks, sampled every quarter second, the maximum over the
-repetitions, ours against the original's.
+A second table gives each job's peak memory per rank, the maximum over the repetitions,
+ours beside the original's: resident (the largest VmHWM of any one rank: everything it
+mapped in, code and shared memory included) and private (the largest anonymous memory,
+RssAnon, seen in any one rank: heap and stacks), sampled every quarter second.
 Every job has a timeout; whatever the script started is stopped on any error, SIGTERM or
 Ctrl-C. The tools are copied before the first job, so a rebuild during the benchmark does
 not mix versions. Exit 0 when every job succeeded and printed its lines, 1 when one failed,
@@ -104,8 +105,10 @@ def descendants(root):
 
 class Jobs:
     """Every mpiexec job the script starts; kill_all() stops whatever is still running.
-    peak_kb[name] is a job's peak memory: the largest resident-set high-water mark (VmHWM,
-    KiB) of any one of its ranks, sampled every MEMORY_SAMPLE_S while the job runs."""
+    peak_kb[name] is a job's peak memory in KiB, {"resident": the largest resident-set
+    high-water mark (VmHWM) of any one of its ranks, "private": the largest anonymous
+    resident memory (RssAnon: heap, stacks; no code or shared memory) of any one rank seen},
+    sampled every MEMORY_SAMPLE_S while the job runs."""
 
     def __init__(self, log_dir, timeout, tool_names):
         self.log_dir, self.timeout, self.running = log_dir, timeout, []
@@ -118,10 +121,10 @@ class Jobs:
     def sample_memory(self):
         while not self.done.wait(MEMORY_SAMPLE_S):
             for proc in list(self.running):
+                peak = self.peak_kb.setdefault(proc.name, {"resident": 0, "private": 0})
                 for pid, _ in descendants(proc.pid):
-                    kb = rank_hwm_kb(pid, self.tool_names)
-                    if kb:
-                        self.peak_kb[proc.name] = max(kb, self.peak_kb.get(proc.name, 0))
+                    for key, kb in rank_memory_kb(pid, self.tool_names).items():
+                        peak[key] = max(kb, peak[key])
 
     def start(self, launcher, name, ranks, env, tool, flags, cwd):
         cmd = launcher.command(ranks, env, tool, flags)
@@ -170,18 +173,17 @@ class Jobs:
         self.commands.close()
 
 
-def rank_hwm_kb(pid, tool_names):
-    """VmHWM of process `pid` in KiB if it runs one of `tool_names`, else None."""
+def rank_memory_kb(pid, tool_names):
+    """{"resident": VmHWM, "private": RssAnon} of process `pid` in KiB if it runs one of
+    `tool_names`, else {}."""
+    fields = {"VmHWM:": "resident", "RssAnon:": "private"}
     try:
         if os.path.basename(os.readlink(f"/proc/{pid}/exe")) not in tool_names:
-            return None
+            return {}
         with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except (OSError, ValueError):
-        pass
-    return None
+            return {fields[w[0]]: int(w[1]) for w in map(str.split, f) if w and w[0] in fields}
+    except (OSError, ValueError, IndexError):
+        return {}
 
 
 def read(path):
@@ -324,7 +326,7 @@ class System:
         if not a.keep_stores:
             shutil.rmtree(root, ignore_errors=True)
         jobs_of_run = {"run1": ["svr", "cli"], "run2": ["svr", "cli"], "run3": ["write", "compact", "svr", "read"]}
-        memory = {f"{run} {JOB_LABELS[j]}": jobs.peak_kb.get(f"{name}-{j}", 0) for j in jobs_of_run[run]}
+        memory = {f"{run} {JOB_LABELS[j]}": jobs.peak_kb[f"{name}-{j}"] for j in jobs_of_run[run]}
         return got, memory
 
 
@@ -370,9 +372,10 @@ def table(rows, with_original):
 
 
 def memory_table(rows):
-    head = ["job", "ours peak MiB", "original peak MiB", "ours/orig"]
-    lines = [[r["job"], f"{r['ours_mib']:.1f}", f"{r['original_mib']:.1f}" if r["original_mib"] else "-",
-              f"{r['ratio']:.2f}" if r["ratio"] is not None else "-"] for r in rows]
+    head = ["job", "resident MiB ours", "original", "private MiB ours", "original"]
+    mib = lambda v: f"{v:.1f}" if v is not None else "-"  # noqa: E731
+    lines = [[r["job"], mib(r["resident_mib"]["ours"]), mib(r["resident_mib"]["original"]),
+              mib(r["private_mib"]["ours"]), mib(r["private_mib"]["original"])] for r in rows]
     return aligned(head, lines)
 
 
@@ -445,7 +448,7 @@ def main():
     signal.signal(signal.SIGINT, signal.default_int_handler)
     jobs = Jobs(logs, a.timeout, [n for names in SYSTEMS.values() for n in names.values()])
     values = {k: {ph: [] for ph, _ in PHASES} for k in systems}
-    peaks = {k: {} for k in systems}  # job label -> KiB, the maximum over repetitions
+    peaks = {k: {} for k in systems}  # job label -> {"resident", "private"} KiB, maxima over repetitions
     reps, failed = [], None
     host = {"hostname": platform.node(), "cpus": os.cpu_count(), "loadavg_start": loadavg()}
     print(f"side_by_side: {a.ranks} client ranks x {a.n} files, {a.servers} servers (runs 1-2), {a.readers} "
@@ -464,7 +467,9 @@ def main():
                     got, memory = systems[k].run(jobs, run, f"rep{rep + 1}-")
                     rep_results[k].update(got)
                     for job, kb in memory.items():
-                        peaks[k][job] = max(kb, peaks[k].get(job, 0))
+                        peak = peaks[k].setdefault(job, {"resident": 0, "private": 0})
+                        for key in peak:
+                            peak[key] = max(kb[key], peak[key])
                     for ph, r in got.items():
                         values[k][ph].append(r["mops"])
                     print(f"  rep {rep + 1} {run} {k:<8} " + ", ".join(f"{ph.split(' ', 1)[1]} {r['mops']:.3f}"
@@ -499,10 +504,11 @@ def main():
                      "ratio": ours["median"] / orig["median"] if orig and orig["median"] > 0 else None,
                      "goal_met": ours["median"] >= goal})
     memory = []
-    for job, kb in peaks["ours"].items():
+    for job, ours in peaks["ours"].items():
         orig = peaks.get("original", {}).get(job)
-        memory.append({"job": job, "ours_mib": kb / 1024, "original_mib": orig / 1024 if orig else None,
-                       "ratio": kb / orig if orig else None})
+        memory.append({"job": job, **{f"{key}_mib": {"ours": ours[key] / 1024,
+                                                     "original": orig[key] / 1024 if orig else None}
+                                      for key in ("resident", "private")}})
     print()
     print(table(rows, "original" in systems))
     print()
