@@ -21,7 +21,8 @@ everything K times; the table gives per phase our median (range), the original's
 A second table gives each job's peak memory per rank, the maximum over the repetitions,
 ours beside the original's: resident (the largest VmHWM of any one rank: everything it
 mapped in, code and shared memory included) and private (the largest anonymous memory,
-RssAnon, seen in any one rank: heap and stacks), sampled every quarter second.
+RssAnon, seen in any one rank: heap and stacks), sampled every 50 ms ("-": a job too
+short to be sampled).
 Every job has a timeout; whatever the script started is stopped on any error, SIGTERM or
 Ctrl-C. The tools are copied before the first job, so a rebuild during the benchmark does
 not mix versions. Exit 0 when every job succeeded and printed its lines, 1 when one failed,
@@ -50,7 +51,7 @@ from runs import COMPACTOR_ENV, SERVER_ENV  # noqa: E402
 from runs import DELTAFS_WRITE_ENV as WRITE_ENV  # noqa: E402
 
 GUIDE_INFO_PORT = 10086
-MEMORY_SAMPLE_S = 0.25
+MEMORY_SAMPLE_S = 0.05
 JOB_LABELS = {"svr": "servers", "cli": "client", "write": "DeltaFS write", "compact": "compaction",
               "read": "read client"}
 
@@ -122,7 +123,7 @@ class Jobs:
         while not self.done.wait(MEMORY_SAMPLE_S):
             for proc in list(self.running):
                 peak = self.peak_kb.setdefault(proc.name, {"resident": 0, "private": 0})
-                for pid, _ in descendants(proc.pid):
+                for pid in process_tree(proc.pid):
                     for key, kb in rank_memory_kb(pid, self.tool_names).items():
                         peak[key] = max(kb, peak[key])
 
@@ -171,6 +172,27 @@ class Jobs:
         self.done.set()
         self.sampler.join()
         self.commands.close()
+
+
+def process_tree(root):
+    """Every live process below `root`, from the kernel's child lists (cheap enough to walk
+    every few milliseconds, unlike a scan of /proc)."""
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/children") as f:
+                    children = [int(c) for c in f.read().split()]
+            except (OSError, ValueError):
+                continue
+            out += children
+            todo += children
+    return out
 
 
 def rank_memory_kb(pid, tool_names):
@@ -326,7 +348,8 @@ class System:
         if not a.keep_stores:
             shutil.rmtree(root, ignore_errors=True)
         jobs_of_run = {"run1": ["svr", "cli"], "run2": ["svr", "cli"], "run3": ["write", "compact", "svr", "read"]}
-        memory = {f"{run} {JOB_LABELS[j]}": jobs.peak_kb[f"{name}-{j}"] for j in jobs_of_run[run]}
+        memory = {f"{run} {JOB_LABELS[j]}": jobs.peak_kb.get(f"{name}-{j}", {"resident": 0, "private": 0})
+                  for j in jobs_of_run[run]}
         return got, memory
 
 
@@ -373,7 +396,7 @@ def table(rows, with_original):
 
 def memory_table(rows):
     head = ["job", "resident MiB ours", "original", "private MiB ours", "original"]
-    mib = lambda v: f"{v:.1f}" if v is not None else "-"  # noqa: E731
+    mib = lambda v: f"{v:.1f}" if v else "-"  # noqa: E731  (0: the job ended before a sample)
     lines = [[r["job"], mib(r["resident_mib"]["ours"]), mib(r["resident_mib"]["original"]),
               mib(r["private_mib"]["ours"]), mib(r["private_mib"]["original"])] for r in rows]
     return aligned(head, lines)

@@ -42,6 +42,15 @@ class SideBySide(unittest.TestCase):
         for p in doc["phases"]:
             self.assertEqual(len(p["ours"]["values"]), 1, p)
             self.assertIsNone(p["original"])
+        jobs = [m["job"] for m in doc["peak_memory"]]
+        self.assertEqual(jobs, ["run1 servers", "run1 client", "run2 servers", "run2 client", "run3 DeltaFS write",
+                                "run3 compaction", "run3 servers", "run3 read client"])
+        for m in doc["peak_memory"]:
+            self.assertIsNone(m["resident_mib"]["original"])
+            if m["job"].endswith("servers"):  # they live through a client job: sampled for sure
+                self.assertGreater(m["resident_mib"]["ours"], m["private_mib"]["ours"], m)
+                self.assertGreater(m["private_mib"]["ours"], 0, m)
+        self.assertRegex(r.stdout, r"\nrun1 servers +[0-9.]+ +- +[0-9.]+ +-\n")
         self.assertEqual(os.listdir(self.s.path("work")), ["logs"], "the stores were not removed")
 
     def test_bad_original_is_one_clear_line(self):
