@@ -3,6 +3,9 @@
 // [key length u16][key][value length u16][value].
 #include "deltameta/shuffle.h"
 
+#include <algorithm>
+#include <cstring>
+#include <memory>
 #include <vector>
 
 #include "deltameta/byte_order.h"
@@ -11,48 +14,46 @@
 namespace deltameta {
 namespace {
 
+// The largest record: keys and values are shorter than 64 KiB.
+constexpr size_t kMaxRecordBytes = 4 + 2 * 0xffff;
+
+// One round's outgoing records, packed in place: peer p's go to the region at displs[p].
+// Pages of the regions are touched only as records fill them.
 struct Outbox {
-  std::vector<std::string> per_peer;
+  Outbox(size_t peers, size_t region_bytes)
+      : packed(new char[peers * region_bytes]), counts(2 * peers), byte_counts(peers), displs(peers) {
+    for (size_t p = 0; p < peers; p++) displs[p] = static_cast<int>(p * region_bytes);
+  }
+  std::unique_ptr<char[]> packed;
   std::vector<int> counts;  // 2 per peer: bytes, exhausted flag
-  std::string packed;
   std::vector<int> byte_counts, displs;
 };
 
-void AppendRecord(std::string* out, std::string_view key, std::string_view value) {
-  char len[2];
-  StoreLE<uint16_t>(len, static_cast<uint16_t>(key.size()));
-  out->append(len, 2);
-  out->append(key.data(), key.size());
-  StoreLE<uint16_t>(len, static_cast<uint16_t>(value.size()));
-  out->append(len, 2);
-  out->append(value.data(), value.size());
-}
-
 // Fills `box` from `source` until some peer's batch is full or the source is drained.
 void Pack(EntrySource* source, size_t batch_bytes, Outbox* box, ShuffleStats* stats) {
-  const size_t peers = box->per_peer.size();
-  for (auto& p : box->per_peer) p.clear();
+  const size_t peers = box->byte_counts.size();
+  std::fill(box->byte_counts.begin(), box->byte_counts.end(), 0);
   while (source->Valid()) {
-    std::string& out = box->per_peer[static_cast<size_t>(source->owner())];
-    const size_t record = 4 + source->key().size() + source->value().size();
-    if (!out.empty() && out.size() + record > batch_bytes) break;
-    AppendRecord(&out, source->key(), source->value());
+    const size_t peer = static_cast<size_t>(source->owner());
+    const size_t used = static_cast<size_t>(box->byte_counts[peer]);
+    std::string_view key = source->key(), value = source->value();
+    const size_t record = 4 + key.size() + value.size();
+    if (used > 0 && used + record > batch_bytes) break;
+    char* out = box->packed.get() + box->displs[peer] + used;
+    StoreLE<uint16_t>(out, static_cast<uint16_t>(key.size()));
+    std::memcpy(out + 2, key.data(), key.size());
+    StoreLE<uint16_t>(out + 2 + key.size(), static_cast<uint16_t>(value.size()));
+    std::memcpy(out + 4 + key.size(), value.data(), value.size());
+    box->byte_counts[peer] = static_cast<int>(used + record);
     stats->entries_sent++;
     source->Next();
   }
   const int exhausted = source->Valid() ? 0 : 1;
-  box->packed.clear();
-  box->counts.assign(2 * peers, 0);
-  box->byte_counts.assign(peers, 0);
-  box->displs.assign(peers, 0);
   for (size_t p = 0; p < peers; p++) {
-    box->displs[p] = static_cast<int>(box->packed.size());
-    box->byte_counts[p] = static_cast<int>(box->per_peer[p].size());
     box->counts[2 * p] = box->byte_counts[p];
     box->counts[2 * p + 1] = exhausted;
-    box->packed += box->per_peer[p];
+    stats->bytes_sent += static_cast<uint64_t>(box->byte_counts[p]);
   }
-  stats->bytes_sent += box->packed.size();
 }
 
 void Unpack(const std::string& in, const std::function<void(std::string_view, std::string_view)>& sink,
@@ -77,8 +78,9 @@ void ShuffleEntries(MPI_Comm comm, size_t batch_bytes, EntrySource* source,
   int size = 1;
   MPI_Comm_size(comm, &size);
   const size_t peers = static_cast<size_t>(size);
-  Outbox boxes[2];
-  for (auto& b : boxes) b.per_peer.resize(peers);
+  // A region holds a full batch, or one record larger than a batch.
+  const size_t region = std::max(batch_bytes, kMaxRecordBytes);
+  Outbox boxes[2] = {Outbox(peers, region), Outbox(peers, region)};
   std::vector<int> in_counts(2 * peers), in_bytes(peers), in_displs(peers);
   std::string inbox;
 
@@ -98,7 +100,7 @@ void ShuffleEntries(MPI_Comm comm, size_t batch_bytes, EntrySource* source,
       all_exhausted = all_exhausted && in_counts[2 * p + 1] == 1;
     }
     inbox.resize(total);
-    MPI_Ialltoallv(box.packed.data(), box.byte_counts.data(), box.displs.data(), MPI_CHAR, &inbox[0],
+    MPI_Ialltoallv(box.packed.get(), box.byte_counts.data(), box.displs.data(), MPI_CHAR, &inbox[0],
                    in_bytes.data(), in_displs.data(), MPI_CHAR, comm, &req);
     // Pack the next round while this one travels.
     if (!all_exhausted) Pack(source, batch_bytes, &boxes[1 - cur], stats);

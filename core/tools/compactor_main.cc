@@ -3,8 +3,8 @@
 // j % ranks == k, shuffles every entry over MPI to the rank owning its name's partition,
 // and writes its partition, sorted, as table files ingested into <dst_dir>/r<k>. The
 // compacted stores are then served read-only by as many server ranks as compactor ranks.
-#include <algorithm>
 #include <cstdio>
+#include <memory>
 
 #include "deltameta/build_info.h"
 #include "deltameta/flags.h"
@@ -12,10 +12,10 @@
 #include "deltameta/key.h"
 #include "deltameta/mpi_util.h"
 #include "deltameta/partition.h"
+#include "deltameta/partition_builder.h"
 #include "deltameta/job_report.h"
 #include "deltameta/shuffle.h"
 #include "deltameta/store.h"
-#include "deltameta/table_writer.h"
 
 namespace dm = deltameta;
 
@@ -126,56 +126,6 @@ class OriginSource : public dm::EntrySource {
   int owner_ = 0;
 };
 
-// Receives this rank's partition as records [key length u8][key][stat], then writes it sorted.
-class PartitionBuilder {
- public:
-  void Add(std::string_view key, std::string_view value) {
-    offsets_.push_back(arena_.size());
-    arena_.push_back(static_cast<char>(key.size()));
-    arena_.append(key.data(), key.size());
-    arena_.append(value.data(), value.size());
-  }
-
-  // Writes the sorted entries as tables under `staging` and ingests them into a new store.
-  // Counts duplicate keys in *duplicates (the first is kept).
-  bool Build(const dm::StorageLocation& staging, const std::string& path, const dm::StoreOptions& options,
-             const dm::StoreLayout& layout, uint64_t* duplicates, std::string* error) {
-    std::sort(offsets_.begin(), offsets_.end(), [this](size_t a, size_t b) { return KeyAt(a) < KeyAt(b); });
-    dm::TableWriter writer(options, staging, "");
-    rocksdb::Status s;
-    std::string_view last;
-    for (size_t off : offsets_) {
-      std::string_view key = KeyAt(off);
-      if (key == last) {
-        (*duplicates)++;
-        continue;
-      }
-      s = writer.Add(key, std::string_view(key.data() + key.size(), dm::kEncodedStatBytes));
-      if (!s.ok()) break;
-      last = key;
-    }
-    std::vector<std::string> tables;
-    if (s.ok()) s = writer.Finish(&tables);
-    if (!s.ok()) {
-      *error = "cannot write tables in " + staging.uri() + ": " + s.ToString();
-      return false;
-    }
-    auto store = dm::Store::Open(path, dm::Store::Mode::kCreate, options, layout, error);
-    if (!store) return false;
-    if (!tables.empty()) s = store->Ingest(tables);
-    if (s.ok()) s = store->Close();
-    if (!s.ok()) *error = "cannot ingest the compacted tables into " + path + ": " + s.ToString();
-    return s.ok();
-  }
-
- private:
-  std::string_view KeyAt(size_t off) const {
-    return std::string_view(arena_.data() + off + 1, static_cast<uint8_t>(arena_[off]));
-  }
-  std::string arena_;
-  std::vector<size_t> offsets_;
-};
-
 void PrintHeader(const CompactorFlags& f, const dm::StoreOptions& o, int ranks) {
   std::printf("%s", dm::HeaderPreamble().c_str());
   std::printf("DELTAMETA PARALLEL COMPACTOR\n");
@@ -226,7 +176,7 @@ int Compact(const dm::MpiSession& mpi, const CompactorFlags& flags, const dm::St
   const auto t0 = Clock::now();
 
   OriginSource source(std::move(mine), static_cast<uint32_t>(mpi.size()));
-  PartitionBuilder builder;
+  dm::PartitionBuilder builder;
   dm::ShuffleStats shuffle;
   dm::ShuffleEntries(MPI_COMM_WORLD, static_cast<size_t>(flags.batch_kb) << 10, &source,
                      [&builder](std::string_view k, std::string_view v) { builder.Add(k, v); }, &shuffle);
