@@ -50,6 +50,22 @@ class RadosErrors(unittest.TestCase):
         r = self.write("no-pool-name", "rados:///x")
         self.assert_fails(r, "rados:///x/r0 names no pool: write rados://POOL/PREFIX", 30)
 
+    def test_librados_that_cannot_be_loaded_is_named(self):
+        # In a mount namespace of its own the storage tool sees every librados as an empty
+        # file, as on a host without librados2: it must say so, not crash.
+        libs = sorted({os.path.realpath(os.path.join(d, f)) for d in ("/usr/lib/x86_64-linux-gnu", "/usr/lib")
+                       if os.path.isdir(d) for f in os.listdir(d) if f.startswith("librados.so")})
+        self.assertTrue(libs, "no librados found: run scripts/install-deps.sh")
+        hide = " && ".join("mount --bind /dev/null %s" % lib for lib in libs)
+        tool = os.path.join(harness.BIN, "deltameta_storage")
+        r = subprocess.run(["unshare", "--mount", "sh", "-c", "%s && exec %s ls rados://%s/x" % (hide, tool, POOL)],
+                           capture_output=True, text=True, timeout=60)
+        self.assertNotEqual(r.returncode, 0, r)
+        lines = r.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, r.stderr)
+        self.assertIn("rados:// needs librados, which cannot be loaded", lines[0])
+        self.assertTrue(lines[0].endswith("install librados2"), lines[0])
+
     def test_a_missing_table_object_is_named(self):
         origin = "rados://%s/%s/origin" % (POOL, self.s.tag)
         self.assertEqual(self.write("write", origin, n=2000).rc, 0)
