@@ -33,6 +33,18 @@ void FutexWake(std::atomic<uint32_t>* word) {
 
 constexpr size_t RoundToPage(size_t n) { return (n + kPage - 1) / kPage * kPage; }
 
+// Maps a region a peer made (taking `fd`) and checks that it starts, as every control
+// block here does, with this build's magic and layout version.
+bool MapLayout(int fd, size_t bytes, const char* what, ShmRegion* out, std::string* error) {
+  if (!ShmRegion::Map(fd, bytes, out, error)) return false;
+  uint32_t head[2];
+  std::memcpy(head, out->data(), sizeof(head));
+  if (head[0] == kMagic && head[1] == kLayoutVersion) return true;
+  *error = std::string("the ") + what + "'s layout is not this build's";
+  *out = ShmRegion();
+  return false;
+}
+
 static_assert(std::atomic<uint32_t>::is_always_lock_free, "futex words must be plain 32-bit words");
 
 }  // namespace
@@ -113,12 +125,7 @@ std::unique_ptr<ShmDoorbell> ShmDoorbell::Create(std::string* error) {
 
 std::unique_ptr<ShmDoorbell> ShmDoorbell::Open(int fd, std::string* error) {
   ShmRegion r;
-  if (!ShmRegion::Map(fd, kPage, &r, error)) return nullptr;
-  auto* c = reinterpret_cast<Control*>(r.data());
-  if (c->magic != kMagic || c->version != kLayoutVersion) {
-    *error = "the doorbell's layout is not this build's";
-    return nullptr;
-  }
+  if (!MapLayout(fd, kPage, "doorbell", &r, error)) return nullptr;
   return std::unique_ptr<ShmDoorbell>(new ShmDoorbell(std::move(r)));
 }
 
@@ -172,14 +179,9 @@ std::unique_ptr<ShmChannel> ShmChannel::Create(std::string* error) {
 
 std::unique_ptr<ShmChannel> ShmChannel::Open(int fd, std::string* error) {
   ShmRegion r;
-  if (!ShmRegion::Map(fd, kChannelBytes, &r, error)) return nullptr;
-  auto* c = reinterpret_cast<Control*>(r.data());
-  if (c->magic != kMagic || c->version != kLayoutVersion) {
-    *error = "the channel's layout is not this build's";
-    return nullptr;
-  }
+  if (!MapLayout(fd, kChannelBytes, "channel", &r, error)) return nullptr;
   auto channel = std::unique_ptr<ShmChannel>(new ShmChannel(std::move(r)));
-  channel->ticket_ = c->request_ticket.load();
+  channel->ticket_ = channel->control_->request_ticket.load();
   return channel;
 }
 
