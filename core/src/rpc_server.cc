@@ -107,7 +107,7 @@ class Connection : public std::enable_shared_from_this<Connection<Protocol>> {
       if (shm_ != nullptr && !lease_ && (lease_ = shm_->Attach(peer_, &error))) {
         EncodeAttachShmReply(OpStatus::kOk, seq, &reply_);
         out_ += reply_;
-        return SendWithDescriptors({lease_->channel_fd(), lease_->doorbell_fd()});
+        return SendWithDescriptors(lease_->channel_fd(), lease_->doorbell_fd());
       }
       Log(("no shared-memory channel (" + error + "); the peer goes on over the socket").c_str());
     }
@@ -116,21 +116,22 @@ class Connection : public std::enable_shared_from_this<Connection<Protocol>> {
     return true;
   }
 
-  // Sends out_ in one sendmsg() that carries `fds`; the client awaits this reply, so the
-  // socket has room for it. False (connection dropped) if it cannot be sent whole.
-  bool SendWithDescriptors(std::initializer_list<int> fds) {
-    alignas(cmsghdr) char control[CMSG_SPACE(2 * sizeof(int))] = {};
+  // Sends out_ in one sendmsg() that carries the two descriptors; the client awaits this
+  // reply, so the socket has room for it. False (connection dropped) if it cannot be sent whole.
+  bool SendWithDescriptors(int first, int second) {
+    const int fds[2] = {first, second};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(fds))] = {};
     iovec iov{out_.data(), out_.size()};
     msghdr msg{};
     msg.msg_iov = &iov;
     msg.msg_iovlen = 1;
     msg.msg_control = control;
-    msg.msg_controllen = CMSG_SPACE(fds.size() * sizeof(int));
+    msg.msg_controllen = sizeof(control);
     cmsghdr* c = CMSG_FIRSTHDR(&msg);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(fds.size() * sizeof(int));
-    std::memcpy(CMSG_DATA(c), fds.begin(), fds.size() * sizeof(int));
+    c->cmsg_len = CMSG_LEN(sizeof(fds));
+    std::memcpy(CMSG_DATA(c), fds, sizeof(fds));
     ssize_t sent = sendmsg(socket_.native_handle(), &msg, MSG_NOSIGNAL);
     if (sent != static_cast<ssize_t>(out_.size())) {
       Drop("cannot send the shared-memory channel");
