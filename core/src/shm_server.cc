@@ -16,6 +16,7 @@ struct ShmServer::Loop {
   std::unique_ptr<ShmDoorbell> doorbell;
   std::mutex mu;
   std::vector<std::shared_ptr<Served>> attached;  // guarded by mu; taken over by the loop
+  std::atomic<bool> has_attached{false};          // set with `attached`, so a pass locks only then
   std::atomic<bool> stop{false};
 };
 
@@ -56,6 +57,7 @@ std::unique_ptr<ShmServer::Lease> ShmServer::Attach(const std::string& peer, std
   {
     std::lock_guard<std::mutex> lock(loop->mu);
     loop->attached.push_back(served);
+    loop->has_attached.store(true);
   }
   loop->doorbell->Ring();
   return std::unique_ptr<Lease>(new Lease(std::move(served), loop));
@@ -82,7 +84,7 @@ void ShmServer::Run(Loop* loop) {
   std::string request, reply;
   while (!loop->stop.load()) {
     const uint32_t count = loop->doorbell->Count();
-    {
+    if (loop->has_attached.exchange(false)) {
       std::lock_guard<std::mutex> lock(loop->mu);
       for (auto& s : loop->attached) mine.push_back(std::move(s));
       loop->attached.clear();
