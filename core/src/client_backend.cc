@@ -5,6 +5,7 @@
 
 #include <rocksdb/write_batch.h>
 
+#include "deltameta/byte_order.h"
 #include "deltameta/key.h"
 #include "deltameta/partition.h"
 #include "deltameta/table_writer.h"
@@ -57,7 +58,7 @@ class RpcBackend : public ClientBackend {
   std::string frame_;
 };
 
-// Creates buffered per owner as records [key length u8][key][encoded stat].
+// Creates buffered per owner as records [key length u16][stat length u8][key][encoded stat].
 class BulkBackend : public ClientBackend {
  public:
   BulkBackend(ServerSet* servers, const StoreOptions& options, const StorageLocation& table_dir)
@@ -67,10 +68,15 @@ class BulkBackend : public ClientBackend {
   bool Create(uint64_t dir_id, std::string_view name, const FileStat& stat, OpStatus* status,
               std::string*) override {
     Buffer& b = buffers_[PartitionOf(name, servers_->size())];
+    char value[kMaxEncodedStatBytes];
+    const size_t value_len = EncodeStat(stat, value);
+    char lengths[3];
+    StoreLE<uint16_t>(lengths, static_cast<uint16_t>(kDirIdBytes + name.size()));
+    lengths[2] = static_cast<char>(value_len);
     b.offsets.push_back(b.arena.size());
-    b.arena.push_back(static_cast<char>(kDirIdBytes + name.size()));
+    b.arena.append(lengths, sizeof(lengths));
     AppendKey(&b.arena, dir_id, name);
-    AppendStat(&b.arena, stat);
+    b.arena.append(value, value_len);
     *status = OpStatus::kOk;
     return true;
   }
@@ -97,7 +103,11 @@ class BulkBackend : public ClientBackend {
   };
 
   static std::string_view KeyAt(const std::string& arena, size_t off) {
-    return std::string_view(arena.data() + off + 1, static_cast<uint8_t>(arena[off]));
+    return std::string_view(arena.data() + off + 3, LoadLE<uint16_t>(arena.data() + off));
+  }
+  static std::string_view ValueAt(const std::string& arena, size_t off) {
+    const std::string_view key = KeyAt(arena, off);
+    return std::string_view(key.data() + key.size(), static_cast<uint8_t>(arena[off + 2]));
   }
 
   bool WriteTables(uint32_t p, std::vector<std::string>* tables, std::string* error) {
@@ -110,7 +120,7 @@ class BulkBackend : public ClientBackend {
     for (size_t off : b.offsets) {
       std::string_view key = KeyAt(b.arena, off);
       if (key == last) continue;  // a name created twice in one phase is stored once
-      s = writer.Add(key, std::string_view(key.data() + key.size(), kEncodedStatBytes));
+      s = writer.Add(key, ValueAt(b.arena, off));
       if (!s.ok()) break;
       last = key;
     }
@@ -159,9 +169,9 @@ class LocalBackend : public ClientBackend {
               std::string* error) override {
     key_.clear();
     AppendKey(&key_, dir_id, name);
-    char value[kEncodedStatBytes];
-    EncodeStat(stat, value);
-    rocksdb::Status s = pending_.Put(key_, rocksdb::Slice(value, sizeof(value)));
+    char value[kMaxEncodedStatBytes];
+    const size_t n = EncodeStat(stat, value);
+    rocksdb::Status s = pending_.Put(key_, rocksdb::Slice(value, n));
     *status = OpStatus::kOk;
     if (s.ok() && pending_.GetDataSize() < batch_bytes_) return true;
     return s.ok() && WritePending(error);

@@ -5,27 +5,36 @@
 #include <cstring>
 
 #include "deltameta/byte_order.h"
-#include "deltameta/stat_codec.h"
 #include "deltameta/store.h"
 #include "deltameta/table_writer.h"
 
 namespace deltameta {
 namespace {
 
-std::string_view KeyAt(const char* record) { return std::string_view(record + 2, LoadLE<uint16_t>(record)); }
+constexpr size_t kRecordHeaderBytes = 3;
+
+std::string_view KeyAt(const char* record) {
+  return std::string_view(record + kRecordHeaderBytes, LoadLE<uint16_t>(record));
+}
+
+std::string_view ValueAt(const char* record) {
+  const std::string_view key = KeyAt(record);
+  return std::string_view(key.data() + key.size(), static_cast<uint8_t>(record[2]));
+}
 
 }  // namespace
 
 void PartitionBuilder::Add(std::string_view key, std::string_view value) {
-  const size_t record = 2 + key.size() + value.size();
+  const size_t record = kRecordHeaderBytes + key.size() + value.size();
   if (blocks_.empty() || used_ + record > kBlockBytes) {
     blocks_.push_back(std::make_unique<char[]>(std::max(kBlockBytes, record)));
     used_ = 0;
   }
   char* p = blocks_.back().get() + used_;
   StoreLE<uint16_t>(p, static_cast<uint16_t>(key.size()));
-  std::memcpy(p + 2, key.data(), key.size());
-  std::memcpy(p + 2 + key.size(), value.data(), value.size());
+  p[2] = static_cast<char>(value.size());
+  std::memcpy(p + kRecordHeaderBytes, key.data(), key.size());
+  std::memcpy(p + kRecordHeaderBytes + key.size(), value.data(), value.size());
   records_.push_back(p);
   used_ += record;
 }
@@ -43,7 +52,7 @@ bool PartitionBuilder::Build(const StorageLocation& staging, const std::string& 
       (*duplicates)++;
       continue;
     }
-    s = writer.Add(key, std::string_view(key.data() + key.size(), kEncodedStatBytes));
+    s = writer.Add(key, ValueAt(record));
     if (!s.ok()) break;
     last = key;
   }

@@ -1,40 +1,44 @@
 // Stat encoding: see stat_codec.h.
 #include "deltameta/stat_codec.h"
 
-#include "deltameta/byte_order.h"
+#include "deltameta/varint.h"
 
 namespace deltameta {
 
-void EncodeStat(const FileStat& s, char* out) {
-  out[0] = static_cast<char>(kStatFormatVersion);
-  StoreLE(out + 1, s.ino);
-  StoreLE(out + 9, s.mode);
-  StoreLE(out + 13, s.uid);
-  StoreLE(out + 17, s.gid);
-  StoreLE(out + 21, s.size);
-  StoreLE(out + 29, s.mtime_us);
-  StoreLE(out + 37, s.ctime_us);
+size_t EncodeStat(const FileStat& s, char* out) {
+  size_t n = 0;
+  out[n++] = static_cast<char>(kStatFormatVersion);
+  n += PutVarint(out + n, s.ino);
+  n += PutVarint(out + n, s.mode);
+  n += PutVarint(out + n, s.uid);
+  n += PutVarint(out + n, s.gid);
+  n += PutVarint(out + n, s.size);
+  n += PutVarint(out + n, s.mtime_us);
+  n += PutVarint(out + n, ZigZag(static_cast<int64_t>(s.ctime_us - s.mtime_us)));
+  return n;
 }
 
 void AppendStat(std::string* dst, const FileStat& stat) {
-  char buf[kEncodedStatBytes];
-  EncodeStat(stat, buf);
-  dst->append(buf, sizeof(buf));
+  char buf[kMaxEncodedStatBytes];
+  dst->append(buf, EncodeStat(stat, buf));
 }
 
-bool DecodeStat(std::string_view in, FileStat* s) {
-  if (in.size() != kEncodedStatBytes || static_cast<uint8_t>(in[0]) != kStatFormatVersion) {
+bool ConsumeStat(std::string_view* in, FileStat* s) {
+  if (in->empty() || static_cast<uint8_t>(in->front()) != kStatFormatVersion) return false;
+  in->remove_prefix(1);
+  uint64_t mode, uid, gid, ctime_delta;
+  if (!GetVarint(in, 64, &s->ino) || !GetVarint(in, 32, &mode) || !GetVarint(in, 32, &uid) ||
+      !GetVarint(in, 32, &gid) || !GetVarint(in, 64, &s->size) || !GetVarint(in, 64, &s->mtime_us) ||
+      !GetVarint(in, 64, &ctime_delta)) {
     return false;
   }
-  const char* p = in.data();
-  s->ino = LoadLE<uint64_t>(p + 1);
-  s->mode = LoadLE<uint32_t>(p + 9);
-  s->uid = LoadLE<uint32_t>(p + 13);
-  s->gid = LoadLE<uint32_t>(p + 17);
-  s->size = LoadLE<uint64_t>(p + 21);
-  s->mtime_us = LoadLE<uint64_t>(p + 29);
-  s->ctime_us = LoadLE<uint64_t>(p + 37);
+  s->mode = static_cast<uint32_t>(mode);
+  s->uid = static_cast<uint32_t>(uid);
+  s->gid = static_cast<uint32_t>(gid);
+  s->ctime_us = s->mtime_us + static_cast<uint64_t>(UnZigZag(ctime_delta));
   return true;
 }
+
+bool DecodeStat(std::string_view in, FileStat* stat) { return ConsumeStat(&in, stat) && in.empty(); }
 
 }  // namespace deltameta

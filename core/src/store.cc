@@ -79,10 +79,9 @@ std::unique_ptr<Store> Store::Open(const std::string& uri, Mode mode, const Stor
 Store::~Store() { Close(); }
 
 rocksdb::Status Store::Put(std::string_view key, const FileStat& stat) {
-  char value[kEncodedStatBytes];
-  EncodeStat(stat, value);
-  return db_->Put(write_options_, rocksdb::Slice(key.data(), key.size()),
-                  rocksdb::Slice(value, sizeof(value)));
+  char value[kMaxEncodedStatBytes];
+  const size_t n = EncodeStat(stat, value);
+  return db_->Put(write_options_, rocksdb::Slice(key.data(), key.size()), rocksdb::Slice(value, n));
 }
 
 rocksdb::Status Store::Write(rocksdb::WriteBatch* batch) { return db_->Write(write_options_, batch); }

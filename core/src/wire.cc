@@ -61,8 +61,13 @@ class BodyReader {
   }
   FileStat Stat() {
     FileStat s;
-    if (Need(kEncodedStatBytes) && !DecodeStat(in_.substr(pos_, kEncodedStatBytes), &s)) ok_ = false;
-    pos_ += kEncodedStatBytes;
+    if (!ok_) return s;
+    std::string_view rest = in_.substr(pos_);
+    if (ConsumeStat(&rest, &s)) {
+      pos_ = in_.size() - rest.size();
+    } else {
+      ok_ = false;
+    }
     return s;
   }
   void Fail() { ok_ = false; }

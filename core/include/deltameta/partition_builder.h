@@ -1,6 +1,7 @@
 // Collects one partition's entries in any order and writes them sorted into a new store:
 // the receiving end of the parallel compaction. Entries are kept as records
-// [key length u16][key][stat] in fixed 1 MiB blocks, so growing never copies what is held.
+// [key length u16][value length u8][key][value] in fixed 1 MiB blocks, so growing never
+// copies what is held.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +18,7 @@ namespace deltameta {
 
 class PartitionBuilder {
  public:
-  // Keys up to 64 KiB; `value` must be an encoded stat (kEncodedStatBytes).
+  // Keys shorter than 64 KiB, values shorter than 256 bytes (an encoded stat).
   void Add(std::string_view key, std::string_view value);
   size_t size() const { return records_.size(); }
 

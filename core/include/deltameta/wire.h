@@ -14,7 +14,7 @@
 
 namespace deltameta {
 
-constexpr uint8_t kWireVersion = 1;
+constexpr uint8_t kWireVersion = 2;
 constexpr size_t kFrameHeaderBytes = 12;
 constexpr uint32_t kMaxFrameBodyBytes = 1 << 20;
 constexpr size_t kMaxPathBytes = 4096;

@@ -272,10 +272,29 @@ def free_port():
 MSG_CREATE, MSG_LSTAT, MSG_INFO, MSG_STATS = 1, 2, 4, 5
 MSG_STAT_REPLY, MSG_INFO_REPLY, MSG_STATS_REPLY = 0x81, 0x84, 0x85
 STATUS_OK, STATUS_NOT_FOUND, STATUS_READ_ONLY, STATUS_WRONG_SERVER = 0, 2, 3, 5
-STAT_BYTES = 45
+WIRE_VERSION, STAT_VERSION = 2, 2
+STAT_FIELDS = ("ino", "mode", "uid", "gid", "size", "mtime_us", "ctime_delta")
 
 
-def frame(msg_type, body=b"", seq=1, magic=b"DM", version=1, length=None):
+def decode_stat(data):
+    """(fields, bytes used) of the encoded stat (core/include/deltameta/stat_codec.h) at the
+    start of `data`: a version byte, then one varint per field."""
+    if not data or data[0] != STAT_VERSION:
+        raise ValueError("not a stat of version %d: %r" % (STAT_VERSION, data[:1]))
+    fields, pos = {}, 1
+    for name in STAT_FIELDS:
+        value, shift = 0, 0
+        while True:
+            byte = data[pos]
+            value |= (byte & 0x7F) << shift
+            pos, shift = pos + 1, shift + 7
+            if byte < 0x80:
+                break
+        fields[name] = value
+    return fields, pos
+
+
+def frame(msg_type, body=b"", seq=1, magic=b"DM", version=WIRE_VERSION, length=None):
     return magic + struct.pack("<BBII", version, msg_type, len(body) if length is None else length, seq) + body
 
 
