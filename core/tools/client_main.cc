@@ -169,7 +169,9 @@ class ClientJob {
     std::string error, failure;
     dm::OpStatus status;
     dm::FileStat got;
-    for (uint64_t i : work_.Order(write ? 0 : 1 + static_cast<uint64_t>(index))) {
+    const dm::FileOrder order = work_.Order(write ? 0 : 1 + static_cast<uint64_t>(index));
+    for (uint64_t position = 0; position < order.size(); position++) {
+      const uint64_t i = order.At(position);
       const std::string name = work_.FileName(i);
       const auto op0 = Clock::now();
       bool ok = write ? backend_->Create(dir, name, work_.StatFor(i, now_us), &status, &error)

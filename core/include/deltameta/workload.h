@@ -4,11 +4,28 @@
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "deltameta/stat_codec.h"
 
 namespace deltameta {
+
+// A seeded permutation of [0, n), or the identity, computed one position at a time, so
+// a phase walks millions of files without holding a list of them.
+class FileOrder {
+ public:
+  FileOrder(uint64_t n, bool random, uint64_t seed);
+  uint64_t size() const { return n_; }
+  // The file visited at `position` (< size()).
+  uint64_t At(uint64_t position) const;
+
+ private:
+  uint64_t Permute(uint64_t x) const;  // a bijection on [0, 2^(2 * half_bits_))
+
+  uint64_t n_;
+  bool random_;
+  int half_bits_ = 1;
+  uint64_t round_keys_[4] = {};
+};
 
 struct Workload {
   uint32_t rank = 0;
@@ -26,7 +43,7 @@ struct Workload {
   FileStat StatFor(uint64_t index, uint64_t now_us) const;
   // The order in which this rank visits its files: a seeded permutation of [0, n) if
   // random_order, else ascending. `phase_salt` varies it between phases.
-  std::vector<uint64_t> Order(uint64_t phase_salt) const;
+  FileOrder Order(uint64_t phase_salt) const;
 };
 
 // True if `got` is what StatFor produced for this file (times only checked to be set).

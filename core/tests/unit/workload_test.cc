@@ -49,21 +49,52 @@ TEST(WorkloadTest, DirectoryIsSharedOrPerRank) {
   EXPECT_EQ(w.DirId(), 2u);  // never the shared directory
 }
 
+std::vector<uint64_t> Visited(const FileOrder& order) {
+  std::vector<uint64_t> out;
+  for (uint64_t p = 0; p < order.size(); p++) out.push_back(order.At(p));
+  return out;
+}
+
+std::vector<uint64_t> Ascending(uint64_t n) {
+  std::vector<uint64_t> out(n);
+  std::iota(out.begin(), out.end(), 0);
+  return out;
+}
+
 TEST(WorkloadTest, OrderIsADeterministicPermutation) {
   constexpr uint64_t kFiles = 10000;
-  std::vector<uint64_t> ascending(kFiles);
-  std::iota(ascending.begin(), ascending.end(), 0);
-  std::vector<uint64_t> order = Rank(3, kFiles).Order(1);
-  EXPECT_NE(order, ascending);
+  std::vector<uint64_t> order = Visited(Rank(3, kFiles).Order(1));
+  EXPECT_NE(order, Ascending(kFiles));
   std::vector<uint64_t> sorted = order;
   std::sort(sorted.begin(), sorted.end());
-  EXPECT_EQ(sorted, ascending);
-  EXPECT_EQ(Rank(3, kFiles).Order(1), order);  // same rank and salt: same order
-  EXPECT_NE(Rank(3, kFiles).Order(2), order);  // another phase
-  EXPECT_NE(Rank(4, kFiles).Order(1), order);  // another rank
-  EXPECT_EQ(Rank(3, kFiles, false).Order(1), ascending);
-  EXPECT_TRUE(Rank(3, 0).Order(1).empty());
-  EXPECT_EQ(Rank(3, 1).Order(1), std::vector<uint64_t>{0});
+  EXPECT_EQ(sorted, Ascending(kFiles));
+  EXPECT_EQ(Visited(Rank(3, kFiles).Order(1)), order);  // same rank and salt: same order
+  EXPECT_NE(Visited(Rank(3, kFiles).Order(2)), order);  // another phase
+  EXPECT_NE(Visited(Rank(4, kFiles).Order(1)), order);  // another rank
+  EXPECT_EQ(Visited(Rank(3, kFiles, false).Order(1)), Ascending(kFiles));
+  EXPECT_EQ(Rank(3, 0).Order(1).size(), 0u);
+  EXPECT_EQ(Visited(Rank(3, 1).Order(1)), std::vector<uint64_t>{0});
+}
+
+TEST(WorkloadTest, OrderIsAPermutationForEverySmallCount) {
+  for (uint64_t n = 1; n <= 600; n++) {
+    std::vector<uint64_t> sorted = Visited(Rank(1, n).Order(n));
+    std::sort(sorted.begin(), sorted.end());
+    ASSERT_EQ(sorted, Ascending(n)) << n;
+  }
+}
+
+TEST(WorkloadTest, OrderScattersNeighbours) {
+  // Consecutive positions land as far apart as in a uniformly random order, where about
+  // 2% of steps move by under 1% of n (ascending: every step).
+  constexpr uint64_t kFiles = 200000;
+  const FileOrder order = Rank(0, kFiles).Order(0);
+  int near = 0;
+  for (uint64_t p = 1; p < kFiles; p++) {
+    const uint64_t a = order.At(p - 1), b = order.At(p);
+    if ((a > b ? a - b : b - a) < kFiles / 100) near++;
+  }
+  EXPECT_LT(near, static_cast<int>(kFiles * 3 / 100));
 }
 
 TEST(WorkloadTest, StatForGivesUniqueInodesAndTheTime) {
