@@ -117,7 +117,7 @@ rocksdb::Options StoreOptions::ToRocksDb() const {
   o.manual_wal_flush = write_ahead_log_buffer > 0;
   o.writable_file_max_buffer_size = static_cast<size_t>(write_ahead_log_buffer > 0 ? write_ahead_log_buffer : 1 << 20);
   if (write_only) {
-    o.memtable_factory.reset(new rocksdb::VectorRepFactory());
+    o.memtable_factory.reset(new rocksdb::VectorRepFactory(static_cast<size_t>(write_only_entries)));
     o.allow_concurrent_memtable_write = false;
   }
   o.max_open_files = 2500;

@@ -19,7 +19,9 @@ rocksdb::Status TableWriter::StartTable() {
   char name[32];
   std::snprintf(name, sizeof(name), "%06zu.sst", uris_.size() + 1);
   const StorageLocation table = dir_.Child(prefix_ + name);
-  writer_ = std::make_unique<rocksdb::SstFileWriter>(rocksdb::EnvOptions(), options_);
+  // File buffers as the store's own flushes use (writable_file_max_buffer_size), not
+  // RocksDB's 1 MiB default, which grows by copying.
+  writer_ = std::make_unique<rocksdb::SstFileWriter>(rocksdb::EnvOptions(options_), options_);
   rocksdb::Status s = writer_->Open(table.path());
   if (s.ok()) uris_.push_back(table.uri());
   return s;

@@ -125,6 +125,7 @@ class ClientJob {
       const dm::StoreLayout layout{dm::StoreLayout::Kind::kOrigin, work_.rank, work_.num_ranks};
       dm::StoreOptions local = options_;
       local.write_only = !flags_.use_existing_fs;
+      local.write_only_entries = work_.files_per_rank;
       auto store = dm::Store::Open(path, flags_.use_existing_fs ? dm::Store::Mode::kReadOnly : dm::Store::Mode::kCreate,
                                    local, layout, &error);
       if (store && flags_.use_existing_fs &&

@@ -27,7 +27,7 @@ using Clock = std::chrono::steady_clock;
 struct CompactorFlags {
   std::string src_dir, dst_dir;
   bool overwrite = false;
-  int64_t batch_kb = 256;
+  int64_t batch_kb = 128;
   std::string json;
 };
 
@@ -179,7 +179,10 @@ int Compact(const dm::MpiSession& mpi, const CompactorFlags& flags, const dm::St
   dm::PartitionBuilder builder;
   dm::ShuffleStats shuffle;
   dm::ShuffleEntries(MPI_COMM_WORLD, static_cast<size_t>(flags.batch_kb) << 10, &source,
-                     [&builder](std::string_view k, std::string_view v) { builder.Add(k, v); }, &shuffle);
+                     [&builder](std::string records) {
+                       if (!builder.AddRecords(std::move(records))) dm::AbortJob(kTool, "a shuffle batch is malformed");
+                     },
+                     &shuffle);
   dm::RankPhase rp;
   const dm::StoreLayout layout{dm::StoreLayout::Kind::kPartition, static_cast<uint32_t>(mpi.rank()),
                                static_cast<uint32_t>(mpi.size())};

@@ -1,11 +1,11 @@
 // Collects one partition's entries in any order and writes them sorted into a new store:
-// the receiving end of the parallel compaction. Entries are kept as records
-// [key length u16][value length u8][key][value] in fixed 1 MiB blocks, so growing never
-// copies what is held.
+// the receiving end of the parallel compaction. Entries are held as entry records
+// (entry_record.h): shuffle batches as they arrived, single entries in 1 MiB blocks, so
+// growing never copies what is held; the index that sorts them is made once, at Build,
+// at its exact size.
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,9 +18,12 @@ namespace deltameta {
 
 class PartitionBuilder {
  public:
-  // Keys shorter than 64 KiB, values shorter than 256 bytes (an encoded stat).
+  // Keys and values shorter than 64 KiB.
   void Add(std::string_view key, std::string_view value);
-  size_t size() const { return records_.size(); }
+  // Takes `records`, whole entry records back to back (a shuffle batch), as they are.
+  // False, taking nothing, if they are not.
+  bool AddRecords(std::string records);
+  uint64_t size() const { return count_; }
 
   // Writes the entries sorted as tables under `staging` and ingests them into a new store
   // at `uri` with `layout`. A key added more than once is written once (the first value)
@@ -30,9 +33,9 @@ class PartitionBuilder {
 
  private:
   static constexpr size_t kBlockBytes = 1 << 20;
-  std::vector<std::unique_ptr<char[]>> blocks_;
-  size_t used_ = 0;  // bytes of the last block in use
-  std::vector<const char*> records_;
+  std::vector<std::string> blocks_;  // each holds whole records
+  bool last_is_open_ = false;        // Add may append to the last block (reserved, not taken)
+  uint64_t count_ = 0;
 };
 
 }  // namespace deltameta

@@ -30,10 +30,10 @@ struct ShuffleStats {
   uint64_t rounds = 0;
 };
 
-// Collective over `comm`: drains `source` and calls `sink` for every entry any rank
-// routed to this one. Keys and values must be shorter than 64 KiB.
+// Collective over `comm`: drains `source` and passes `sink` every round's entries that
+// any rank routed to this one, as one buffer of whole entry records (entry_record.h),
+// which the sink may keep. Keys and values must be shorter than 64 KiB.
 void ShuffleEntries(MPI_Comm comm, size_t batch_bytes, EntrySource* source,
-                    const std::function<void(std::string_view key, std::string_view value)>& sink,
-                    ShuffleStats* stats);
+                    const std::function<void(std::string records)>& sink, ShuffleStats* stats);
 
 }  // namespace deltameta

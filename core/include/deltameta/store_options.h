@@ -29,6 +29,9 @@ struct StoreOptions {
   // memtable is an unsorted vector sorted once at flush, which is cheap to insert into
   // but slow to read before it is flushed.
   bool write_only = false;
+  // With write_only: how many entries the vector memtable's index is reserved for, so it
+  // never copies itself while growing (reserved address space costs memory only as used).
+  uint64_t write_only_entries = 0;
 
   // Whether this build has Snappy (CMake DELTAMETA_WITH_SNAPPY). Without it compression
   // defaults to none and DELTAFS_Db_compression=1 is an error.

@@ -1,5 +1,6 @@
-// Tests partition_builder.h: entries added in any order come out of the built store sorted,
-// once each (the first value of a repeated key), names of every allowed length included.
+// Tests partition_builder.h and entry_record.h: entries added in any order, one by one or
+// as batches of records, come out of the built store sorted, once each (the first value
+// of a repeated key, in arrival order), names of every allowed length included.
 #include "deltameta/partition_builder.h"
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "deltameta/entry_record.h"
 #include "deltameta/key.h"
 #include "deltameta/stat_codec.h"
 #include "deltameta/store.h"
@@ -65,6 +67,66 @@ TEST(PartitionBuilderTest, WritesEveryKeyOnceInOrder) {
     ASSERT_EQ(it->value().ToString(), want->second);
   }
   EXPECT_EQ(want, expected.end());
+}
+
+std::string Records(const std::vector<std::pair<std::string, std::string>>& entries) {
+  std::string out;
+  for (const auto& [key, value] : entries) {
+    const size_t at = out.size();
+    out.resize(at + EntryRecordBytes(key, value));
+    EXPECT_EQ(WriteEntryRecord(&out[at], key, value), out.size() - at);
+  }
+  return out;
+}
+
+TEST(PartitionBuilderTest, TakesBatchesOfRecordsInArrivalOrder) {
+  const std::string a = EncodeKey(1, "a"), b = EncodeKey(1, "b"), c = EncodeKey(1, "c");
+  PartitionBuilder builder;
+  builder.Add(c, StatWithIno(3));
+  ASSERT_TRUE(builder.AddRecords(Records({{b, StatWithIno(2)}, {c, StatWithIno(30)}})));
+  builder.Add(a, StatWithIno(1));
+  ASSERT_TRUE(builder.AddRecords(Records({{a, StatWithIno(10)}})));
+  ASSERT_TRUE(builder.AddRecords(""));
+  EXPECT_EQ(builder.size(), 5u);
+
+  // Not whole records: refused, and nothing taken.
+  const std::string good = Records({{b, StatWithIno(20)}});
+  for (size_t len = 1; len < good.size(); len++) EXPECT_FALSE(builder.AddRecords(good.substr(0, len))) << len;
+  EXPECT_FALSE(builder.AddRecords(good + "x"));
+  EXPECT_EQ(builder.size(), 5u);
+
+  TempDir dir;
+  std::string error;
+  uint64_t duplicates = 0;
+  StoreOptions options;
+  ASSERT_TRUE(builder.Build(dir.location(), dir.path() + "/store", options,
+                            StoreLayout{StoreLayout::Kind::kPartition, 0, 1}, &duplicates, &error))
+      << error;
+  EXPECT_EQ(duplicates, 2u);
+  auto store = Store::Open(dir.path() + "/store", Store::Mode::kReadOnly, options, StoreLayout{}, &error);
+  ASSERT_TRUE(store) << error;
+  std::vector<std::pair<std::string, std::string>> got;
+  auto it = store->NewIterator();
+  for (it->SeekToFirst(); it->Valid(); it->Next()) got.emplace_back(it->key().ToString(), it->value().ToString());
+  const std::vector<std::pair<std::string, std::string>> want = {
+      {a, StatWithIno(1)}, {b, StatWithIno(2)}, {c, StatWithIno(3)}};
+  EXPECT_EQ(got, want);
+}
+
+TEST(EntryRecordTest, ReadsBackWhatWasWrittenAndRefusesTruncation) {
+  const std::string key(0xffff, 'k'), value = "v";
+  std::string buf(EntryRecordBytes(key, value), '\0');
+  ASSERT_EQ(WriteEntryRecord(&buf[0], key, value), buf.size());
+  ASSERT_LE(buf.size(), kMaxEntryRecordBytes);
+  std::string_view in = buf, k, v;
+  ASSERT_TRUE(NextEntryRecord(&in, &k, &v));
+  EXPECT_EQ(k, key);
+  EXPECT_EQ(v, value);
+  EXPECT_TRUE(in.empty());
+  for (size_t len : {size_t{0}, size_t{1}, size_t{2}, buf.size() - 2, buf.size() - 1}) {
+    in = std::string_view(buf).substr(0, len);
+    EXPECT_FALSE(NextEntryRecord(&in, &k, &v)) << len;
+  }
 }
 
 }  // namespace
