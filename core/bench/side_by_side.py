@@ -61,7 +61,9 @@ PHASES = [("run1 insert", 0.07), ("run1 lstat", 0.07), ("run2 bulk insert", 1.0)
 GOALS = dict(PHASES)
 
 SYSTEMS = {
-    "ours": {"server": "deltameta_server", "client": "deltameta_client", "compactor": "deltameta_compactor"},
+    # deltameta_client becomes deltameta_client_store for --bk=1 and --fs_use_local=1.
+    "ours": {"server": "deltameta_server", "client": "deltameta_client", "compactor": "deltameta_compactor",
+             "client_store": "deltameta_client_store"},
     "original": {"server": "deltafs_bm_svr", "client": "deltafs_bm_cli", "compactor": "parallel_compactor"},
 }
 RESULT = re.compile(r"==(\w+)\s*:\s*([0-9.]+) micros/op,\s*([0-9.]+) Mop/s,\s*([0-9.]+) s,\s*(\d+) ops")
@@ -359,7 +361,7 @@ def loadavg():
 
 
 def snapshot_tools(key, bin_dir, dest):
-    """Copies one system's three tools to `dest` (a rebuild during the benchmark cannot mix
+    """Copies one system's tools to `dest` (a rebuild during the benchmark cannot mix
     versions); exits 2 with one line if any is missing."""
     names = SYSTEMS[key].values()
     missing = [n for n in names if not os.access(os.path.join(bin_dir, n), os.X_OK)]

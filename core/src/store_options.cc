@@ -1,15 +1,11 @@
-// Store settings from the environment and their RocksDB mapping: see store_options.h.
+// Store settings from the environment, as JSON and as the tools' header text (their
+// RocksDB mapping is in store_options_rocksdb.cc): see store_options.h.
 #include "deltameta/store_options.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
-
-#include <rocksdb/cache.h>
-#include <rocksdb/filter_policy.h>
-#include <rocksdb/memtablerep.h>
-#include <rocksdb/table.h>
 
 extern char** environ;
 
@@ -92,55 +88,6 @@ bool StoreOptions::LoadFromEnvironment(std::string* error) {
   }
   *this = loaded;
   return true;
-}
-
-rocksdb::Options StoreOptions::ToRocksDb() const {
-  rocksdb::Options o;
-  o.create_if_missing = true;
-  o.error_if_exists = false;
-  o.write_buffer_size = static_cast<size_t>(memtable_size);
-  o.target_file_size_base = static_cast<uint64_t>(table_size);
-  o.max_bytes_for_level_multiplier = static_cast<double>(level_factor);
-  o.max_bytes_for_level_base = static_cast<uint64_t>(table_size) * static_cast<uint64_t>(level_factor);
-  o.level0_file_num_compaction_trigger = static_cast<int>(l1_compaction_trigger);
-  o.compression = compression ? rocksdb::kSnappyCompression : rocksdb::kNoCompression;
-  o.disable_auto_compactions = disable_compaction;
-  if (disable_compaction) {
-    // Nothing drains level 0 when compaction is off: never stall writes on its file count.
-    o.level0_slowdown_writes_trigger = 1 << 30;
-    o.level0_stop_writes_trigger = 1 << 30;
-  } else {
-    o.level0_slowdown_writes_trigger = static_cast<int>(l0_soft_limit);
-    o.level0_stop_writes_trigger = static_cast<int>(l0_hard_limit);
-  }
-  // A buffered write-ahead log: appends reach the file when the buffer fills or on flush.
-  o.manual_wal_flush = write_ahead_log_buffer > 0;
-  o.writable_file_max_buffer_size = static_cast<size_t>(write_ahead_log_buffer > 0 ? write_ahead_log_buffer : 1 << 20);
-  if (write_only) {
-    o.memtable_factory.reset(new rocksdb::VectorRepFactory(static_cast<size_t>(write_only_entries)));
-    o.allow_concurrent_memtable_write = false;
-  }
-  o.max_open_files = 2500;
-  o.max_background_jobs = 2;
-  o.info_log_level = rocksdb::WARN_LEVEL;
-  o.keep_log_file_num = 2;
-
-  rocksdb::BlockBasedTableOptions t;
-  t.block_size = static_cast<size_t>(block_size);
-  if (bloom_bits > 0) t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(static_cast<double>(bloom_bits)));
-  if (block_cache_size > 0) {
-    t.block_cache = rocksdb::NewLRUCache(static_cast<size_t>(block_cache_size));
-  } else {
-    t.no_block_cache = true;
-  }
-  o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
-  return o;
-}
-
-rocksdb::WriteOptions StoreOptions::ToWriteOptions() const {
-  rocksdb::WriteOptions w;
-  w.disableWAL = disable_write_ahead_logging;
-  return w;
 }
 
 nlohmann::json StoreOptions::ToJson() const {

@@ -3,8 +3,18 @@
 // of three backends: per-op RPC to servers (IndexFS), bulk insertion (--bk=1), or its own
 // local store (--fs_use_local=1, DeltaFS). Every lstat is verified; any missing or wrong
 // entry is reported and makes the job exit 1.
+//
+// Built twice: deltameta_client has the RPC backend only and no RocksDB, so an IndexFS
+// client carries no storage engine; for --bk=1 or --fs_use_local=1 it becomes
+// deltameta_client_store (DELTAMETA_CLIENT_STORE_MODES), installed beside it, before MPI
+// starts. Both take the same flags and print and report as deltameta_client.
+#include <limits.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 
 #include "deltameta/build_info.h"
 #include "deltameta/client_backend.h"
@@ -13,6 +23,9 @@
 #include "deltameta/mpi_util.h"
 #include "deltameta/job_report.h"
 #include "deltameta/workload.h"
+#ifdef DELTAMETA_CLIENT_STORE_MODES
+#include "deltameta/store_backends.h"
+#endif
 
 namespace dm = deltameta;
 
@@ -119,41 +132,20 @@ class ClientJob {
   // Connects or opens the backend. Collective; false (error printed) if any rank failed.
   bool Prepare() {
     std::string error;
-    bool ok = true;
+    bool ok;
+#ifdef DELTAMETA_CLIENT_STORE_MODES
     if (flags_.fs_use_local) {
-      const std::string path = flags_.db + "/r" + std::to_string(mpi_.rank());
-      const dm::StoreLayout layout{dm::StoreLayout::Kind::kOrigin, work_.rank, work_.num_ranks};
-      dm::StoreOptions local = options_;
-      local.write_only = !flags_.use_existing_fs;
-      local.write_only_entries = work_.files_per_rank;
-      auto store = dm::Store::Open(path, flags_.use_existing_fs ? dm::Store::Mode::kReadOnly : dm::Store::Mode::kCreate,
-                                   local, layout, &error);
-      if (store && flags_.use_existing_fs &&
-          (store->layout().kind != layout.kind || store->layout().index != layout.index ||
-           store->layout().count != layout.count)) {
-        error = path + " holds " + store->layout().Describe() + ", but this is client rank " +
-                std::to_string(work_.rank) + " of " + std::to_string(work_.num_ranks) +
-                ": read with as many ranks as wrote the stores";
-        store.reset();
-      }
-      ok = store != nullptr;
-      local_store_ = store.get();
-      if (ok) backend_ = dm::NewLocalBackend(std::move(store), static_cast<size_t>(options_.write_ahead_log_buffer));
-    } else {
-      servers_ = dm::ServerSet::Connect(flags_.info_svr_uri, mpi_.rank(), std::chrono::seconds(flags_.rpc_timeout),
-                                        FastestTransport(flags_.rpc_transport), &error);
-      ok = servers_ != nullptr;
-      if (ok && flags_.bk) {
-        dm::StorageLocation dir;
-        ok = dm::StorageLocation::Resolve(flags_.db + "/r" + std::to_string(mpi_.rank()), &dir, &error);
-        rocksdb::Status s = ok ? dir.CreateDirs() : rocksdb::Status::OK();
-        if (!s.ok()) error = "cannot create the bulk-insertion table directory " + dir.uri() + ": " + s.ToString();
-        ok = ok && s.ok();
-        if (ok) backend_ = dm::NewBulkBackend(servers_.get(), options_, dir);
-      } else if (ok) {
-        backend_ = dm::NewRpcBackend(servers_.get());
-      }
+      ok = OpenLocalStore(&error);
+      return dm::AllRanksOk(ok, kTool, error, MPI_COMM_WORLD);
     }
+#endif
+    servers_ = dm::ServerSet::Connect(flags_.info_svr_uri, mpi_.rank(), std::chrono::seconds(flags_.rpc_timeout),
+                                      FastestTransport(flags_.rpc_transport), &error);
+    ok = servers_ != nullptr;
+#ifdef DELTAMETA_CLIENT_STORE_MODES
+    if (ok && flags_.bk) ok = StartBulkInsertion(&error);
+#endif
+    if (ok && !backend_) backend_ = dm::NewRpcBackend(servers_.get());
     return dm::AllRanksOk(ok, kTool, error, MPI_COMM_WORLD);
   }
 
@@ -227,7 +219,7 @@ class ClientJob {
       }
     } else {
       // Local stores: every rank counts its own.
-      uint64_t mine = local_store_->CountEntries();
+      uint64_t mine = backend_->LocalEntries();
       MPI_Request r;
       MPI_Ireduce(&mine, &held, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD, &r);
       dm::QuietWait(&r);
@@ -238,6 +230,43 @@ class ClientJob {
                               std::to_string(work_.files_per_rank) + ")");
     return false;
   }
+
+#ifdef DELTAMETA_CLIENT_STORE_MODES
+  // --fs_use_local=1: the rank's own store <db>/r<rank>.
+  bool OpenLocalStore(std::string* error) {
+    const std::string path = flags_.db + "/r" + std::to_string(mpi_.rank());
+    const dm::StoreLayout layout{dm::StoreLayout::Kind::kOrigin, work_.rank, work_.num_ranks};
+    dm::StoreOptions local = options_;
+    local.write_only = !flags_.use_existing_fs;
+    local.write_only_entries = work_.files_per_rank;
+    auto store = dm::Store::Open(path, flags_.use_existing_fs ? dm::Store::Mode::kReadOnly : dm::Store::Mode::kCreate,
+                                 local, layout, error);
+    if (store && flags_.use_existing_fs &&
+        (store->layout().kind != layout.kind || store->layout().index != layout.index ||
+         store->layout().count != layout.count)) {
+      *error = path + " holds " + store->layout().Describe() + ", but this is client rank " +
+               std::to_string(work_.rank) + " of " + std::to_string(work_.num_ranks) +
+               ": read with as many ranks as wrote the stores";
+      return false;
+    }
+    if (!store) return false;
+    backend_ = dm::NewLocalBackend(std::move(store), static_cast<size_t>(options_.write_ahead_log_buffer));
+    return true;
+  }
+
+  // --bk=1: tables under <db>/r<rank>, ingested by the servers at commit.
+  bool StartBulkInsertion(std::string* error) {
+    dm::StorageLocation dir;
+    if (!dm::StorageLocation::Resolve(flags_.db + "/r" + std::to_string(mpi_.rank()), &dir, error)) return false;
+    rocksdb::Status s = dir.CreateDirs();
+    if (!s.ok()) {
+      *error = "cannot create the bulk-insertion table directory " + dir.uri() + ": " + s.ToString();
+      return false;
+    }
+    backend_ = dm::NewBulkBackend(servers_.get(), options_, dir);
+    return true;
+  }
+#endif
 
  private:
   void Classify(bool write, dm::OpStatus status, const dm::FileStat& got, uint64_t i, dm::PhaseCounters* c) {
@@ -267,12 +296,41 @@ class ClientJob {
   dm::Workload work_;
   std::unique_ptr<dm::ServerSet> servers_;
   std::unique_ptr<dm::ClientBackend> backend_;
-  dm::Store* local_store_ = nullptr;  // owned by backend_ (--fs_use_local)
 };
+
+#ifndef DELTAMETA_CLIENT_STORE_MODES
+// True if the command line asks for a store-backed mode (--bk or --fs_use_local other
+// than 0; deltameta_client_store validates the values).
+bool WantsStoreModes(int argc, char** argv) {
+  for (int i = 1; i < argc; i++) {
+    const std::string_view arg = argv[i];
+    for (std::string_view flag : {"--bk=", "--fs_use_local="}) {
+      if (arg.substr(0, flag.size()) == flag && arg.substr(flag.size()) != "0") return true;
+    }
+  }
+  return false;
+}
+
+// Becomes deltameta_client_store from this program's directory, with the same arguments.
+[[noreturn]] void RunStoreClient(char** argv) {
+  char self[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  std::string dir = n > 0 ? std::string(self, static_cast<size_t>(n)) : std::string(argv[0]);
+  dir = dir.find('/') == std::string::npos ? "." : dir.substr(0, dir.rfind('/'));
+  const std::string store_client = dir + "/deltameta_client_store";
+  execv(store_client.c_str(), argv);
+  dm::PrintError(kTool, "--bk=1 and --fs_use_local=1 run " + store_client + ", which cannot be started (" +
+                            std::strerror(errno) + "): install it beside deltameta_client");
+  std::exit(2);
+}
+#endif
 
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifndef DELTAMETA_CLIENT_STORE_MODES
+  if (WantsStoreModes(argc, argv)) RunStoreClient(argv);
+#endif
   dm::MpiSession mpi(&argc, &argv);
   ClientFlags flags;
   dm::FlagSet set(kTool, "Metadata benchmark client job: creates and lstats --n files per MPI rank.");

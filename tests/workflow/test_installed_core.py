@@ -12,10 +12,12 @@ def test_installed_tools_are_used(workflow_in):
     assert res.returncode == 0, res.stderr[-3000:]
     with open(workflow_in.path("results", "core", "tools.json")) as f:
         assert json.load(f) == {"mode": "installed", "bin_dir": bin_dir,
-                                "tools": ["deltameta_server", "deltameta_client", "deltameta_compactor"]}
+                                "tools": ["deltameta_server", "deltameta_client", "deltameta_client_store",
+                                          "deltameta_compactor"]}
 
 
 def test_missing_installed_tools_fail_clearly(workflow_in):
     res = workflow_in.run(overrides={"core": {"build": "installed", "bin_dir": "/nonexistent/bin"}})
     assert res.returncode != 0
-    assert "deltameta_server, deltameta_client, deltameta_compactor not found in /nonexistent/bin" in res.stderr
+    assert ("deltameta_server, deltameta_client, deltameta_client_store, deltameta_compactor not found in "
+            "/nonexistent/bin") in res.stderr

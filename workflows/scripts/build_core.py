@@ -5,7 +5,8 @@ import os
 import subprocess
 import sys
 
-TOOLS = ["deltameta_server", "deltameta_client", "deltameta_compactor"]
+# deltameta_client becomes deltameta_client_store for bulk insertion and DeltaFS writes.
+TOOLS = ["deltameta_server", "deltameta_client", "deltameta_client_store", "deltameta_compactor"]
 
 
 def main(sm):

@@ -4,7 +4,8 @@
 //                  owners ingest at commit (IndexFS with bulk insertion); lstats are RPCs
 //   LocalBackend - the rank's own store, no servers (DeltaFS write phase); creates are
 //                  batched like a buffered write-ahead log
-// A backend is used by one thread. A false return means the transport or store failed
+// This header has the interface, the server set and the RPC backend, which need no
+// store; the other two are in store_backends.h. A backend is used by one thread. A false return means the transport or store failed
 // (*error says how); the job cannot go on.
 #pragma once
 
@@ -14,7 +15,6 @@
 #include <vector>
 
 #include "deltameta/rpc_client.h"
-#include "deltameta/store.h"
 #include "deltameta/wire.h"
 
 namespace deltameta {
@@ -28,6 +28,8 @@ class ClientBackend {
                      std::string* error) = 0;
   // Makes the phase's creates durable and visible (part of the timed write phase).
   virtual bool Commit(std::string* error) = 0;
+  // Entries in the rank's own store (LocalBackend); 0 for backends without one.
+  virtual uint64_t LocalEntries() { return 0; }
 };
 
 // Connections to every server of a job, found through its info endpoint.
@@ -51,10 +53,5 @@ class ServerSet {
 };
 
 std::unique_ptr<ClientBackend> NewRpcBackend(ServerSet* servers);
-// Tables go to <table_dir>/p<partition>-NNNNNN.sst; the servers must see that location.
-std::unique_ptr<ClientBackend> NewBulkBackend(ServerSet* servers, const StoreOptions& options,
-                                              const StorageLocation& table_dir);
-// Creates reach the store in batches of about `batch_bytes` (0: one create per write).
-std::unique_ptr<ClientBackend> NewLocalBackend(std::unique_ptr<Store> store, size_t batch_bytes);
 
 }  // namespace deltameta

@@ -276,6 +276,21 @@ WIRE_VERSION, STAT_VERSION = 2, 2
 STAT_FIELDS = ("ino", "mode", "uid", "gid", "size", "mtime_us", "ctime_delta")
 
 
+def varint(v):
+    out = b""
+    while v >= 0x80:
+        out += bytes([(v & 0x7F) | 0x80])
+        v >>= 7
+    return out + bytes([v])
+
+
+def encode_stat(ino, mode, uid, gid, size, mtime_us, ctime_us):
+    """An encoded stat (core/include/deltameta/stat_codec.h)."""
+    delta = (ctime_us - mtime_us) & (2**64 - 1)
+    zigzag = ((delta << 1) ^ (0xFFFFFFFFFFFFFFFF if delta >> 63 else 0)) & (2**64 - 1)
+    return bytes([STAT_VERSION]) + b"".join(varint(v) for v in (ino, mode, uid, gid, size, mtime_us, zigzag))
+
+
 def decode_stat(data):
     """(fields, bytes used) of the encoded stat (core/include/deltameta/stat_codec.h) at the
     start of `data`: a version byte, then one varint per field."""

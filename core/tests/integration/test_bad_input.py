@@ -1,7 +1,6 @@
 # Bad input: malformed flags and settings, missing or wrong stores, unreachable and read-only servers.
 import os
 import socket
-import struct
 import unittest
 
 import harness
@@ -19,7 +18,8 @@ TOOL_FLAGS = {
 MALFORMED = {
     "deltameta_server": [("--rpc_threads=many", "--rpc_threads"), ("--use_existing_fs=yes", "--use_existing_fs"),
                          ("--db", "--db")],
-    "deltameta_client": [("--n=abc", "--n"), ("--n=0", "--n"), ("--share_dir=yes", "--share_dir"), ("--n", "--n")],
+    "deltameta_client": [("--n=abc", "--n"), ("--n=0", "--n"), ("--share_dir=yes", "--share_dir"), ("--n", "--n"),
+                         ("--bk=yes", "--bk")],  # refused by deltameta_client_store, which --bk other than 0 runs
     "deltameta_compactor": [("--batch_kb=1x", "--batch_kb"), ("--overwrite=yes", "--overwrite"),
                             ("--src_dir", "--src_dir")],
 }
@@ -192,7 +192,7 @@ class BadInput(unittest.TestCase):
         self.assertEqual(r.docs[0]["errors"]["failed"], 100, r)
         self.assertIn("100 failed", r.out)
         self.assertIn("100 operations failed verification", r.err)
-        stat = struct.pack("<BQIIIQQQ", 1, 7, 0o100644, 1000, 1000, 0, 1, 1)
+        stat = harness.encode_stat(7, 0o100644, 1000, 1000, 0, 1, 1)
         for address in harness.server_addresses(srv):
             with harness.connect(address) as c:
                 _, _, body = harness.call(c, harness.frame(harness.MSG_CREATE, harness.key_body(1, b"new") + stat))

@@ -1,7 +1,7 @@
 // Tests the DeltaFS local backend: batched creates are readable before commit and all land in the store.
 #include <gtest/gtest.h>
 
-#include "deltameta/client_backend.h"
+#include "deltameta/store_backends.h"
 #include "deltameta/workload.h"
 #include "temp_dir.h"
 
