@@ -143,7 +143,7 @@ def test_default_env_installs_and_passes_the_three_runs(spack, default_env, tmp_
     assert_tools(view_bin)
     assert not links_librados(os.path.join(view_bin, "deltameta_server"))
     build = three_runs(view_bin, str(tmp_path / "runs"))
-    assert build["version"] == "0.1.0" and build["snappy"] and build["mpi"], build
+    assert build["version"] == "0.2.0" and build["snappy"] and build["mpi"], build
 
 
 def snakemake(work, profile, bin_dir):
