@@ -27,6 +27,25 @@ std::string StatWithIno(uint64_t ino) {
   return v;
 }
 
+using Entries = std::vector<std::pair<std::string, std::string>>;
+
+// Builds the partition into a new store and returns what the store holds, in order.
+Entries BuildAndRead(PartitionBuilder* builder, uint64_t* duplicates) {
+  TempDir dir;
+  std::string error;
+  StoreOptions options;
+  EXPECT_TRUE(builder->Build(dir.location(), dir.path() + "/store", options,
+                             StoreLayout{StoreLayout::Kind::kPartition, 0, 1}, duplicates, &error))
+      << error;
+  auto store = Store::Open(dir.path() + "/store", Store::Mode::kReadOnly, options, StoreLayout{}, &error);
+  EXPECT_TRUE(store) << error;
+  Entries got;
+  if (!store) return got;
+  auto it = store->NewIterator();
+  for (it->SeekToFirst(); it->Valid(); it->Next()) got.emplace_back(it->key().ToString(), it->value().ToString());
+  return got;
+}
+
 TEST(PartitionBuilderTest, WritesEveryKeyOnceInOrder) {
   // Names of 1 to 255 bytes (the longest keys a store holds), across several 1 MiB blocks.
   std::map<std::string, std::string> expected;
@@ -48,28 +67,12 @@ TEST(PartitionBuilderTest, WritesEveryKeyOnceInOrder) {
   for (const auto& [key, value] : adds) builder.Add(key, value);
   EXPECT_EQ(builder.size(), adds.size());
 
-  TempDir dir;
-  std::string error;
   uint64_t duplicates = 0;
-  StoreOptions options;
-  ASSERT_TRUE(builder.Build(dir.location(), dir.path() + "/store", options,
-                            StoreLayout{StoreLayout::Kind::kPartition, 0, 1}, &duplicates, &error))
-      << error;
+  EXPECT_EQ(BuildAndRead(&builder, &duplicates), Entries(expected.begin(), expected.end()));
   EXPECT_EQ(duplicates, repeats);
-
-  auto store = Store::Open(dir.path() + "/store", Store::Mode::kReadOnly, options, StoreLayout{}, &error);
-  ASSERT_TRUE(store) << error;
-  auto it = store->NewIterator();
-  auto want = expected.begin();
-  for (it->SeekToFirst(); it->Valid(); it->Next(), ++want) {
-    ASSERT_NE(want, expected.end());
-    ASSERT_EQ(it->key().ToString(), want->first);
-    ASSERT_EQ(it->value().ToString(), want->second);
-  }
-  EXPECT_EQ(want, expected.end());
 }
 
-std::string Records(const std::vector<std::pair<std::string, std::string>>& entries) {
+std::string Records(const Entries& entries) {
   std::string out;
   for (const auto& [key, value] : entries) {
     const size_t at = out.size();
@@ -95,22 +98,10 @@ TEST(PartitionBuilderTest, TakesBatchesOfRecordsInArrivalOrder) {
   EXPECT_FALSE(builder.AddRecords(good + "x"));
   EXPECT_EQ(builder.size(), 5u);
 
-  TempDir dir;
-  std::string error;
   uint64_t duplicates = 0;
-  StoreOptions options;
-  ASSERT_TRUE(builder.Build(dir.location(), dir.path() + "/store", options,
-                            StoreLayout{StoreLayout::Kind::kPartition, 0, 1}, &duplicates, &error))
-      << error;
+  const Entries want = {{a, StatWithIno(1)}, {b, StatWithIno(2)}, {c, StatWithIno(3)}};
+  EXPECT_EQ(BuildAndRead(&builder, &duplicates), want);
   EXPECT_EQ(duplicates, 2u);
-  auto store = Store::Open(dir.path() + "/store", Store::Mode::kReadOnly, options, StoreLayout{}, &error);
-  ASSERT_TRUE(store) << error;
-  std::vector<std::pair<std::string, std::string>> got;
-  auto it = store->NewIterator();
-  for (it->SeekToFirst(); it->Valid(); it->Next()) got.emplace_back(it->key().ToString(), it->value().ToString());
-  const std::vector<std::pair<std::string, std::string>> want = {
-      {a, StatWithIno(1)}, {b, StatWithIno(2)}, {c, StatWithIno(3)}};
-  EXPECT_EQ(got, want);
 }
 
 TEST(EntryRecordTest, ReadsBackWhatWasWrittenAndRefusesTruncation) {
