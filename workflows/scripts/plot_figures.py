@@ -6,7 +6,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
-from matplotlib.ticker import FuncFormatter  # noqa: E402
+from matplotlib.ticker import FuncFormatter, LogLocator  # noqa: E402
 
 from summary_stats import LABELS, SYSTEMS, load, mean_std, ranks_of, select  # noqa: E402
 
@@ -25,8 +25,10 @@ HATCHES = {"insert": "", "compaction": "//", "lstat": ".."}
 
 
 def log_axis(ax):
-    """Log scale with plain numbers (0.02, 0.1, 1) on the ticks."""
+    """Log scale with plain numbers on the ticks: each power of ten and its 2 and 5
+    multiples (0.02, 0.05, 0.1, ...), so that labels never crowd one another."""
     ax.set_yscale("log")
+    ax.yaxis.set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0)))
     ax.yaxis.set_major_formatter(PLAIN_NUMBERS)
     ax.yaxis.set_minor_formatter(PLAIN_NUMBERS)
     ax.tick_params(axis="y", which="minor", labelsize=7)
