@@ -333,7 +333,9 @@ int main(int argc, char** argv) {
 #endif
   dm::MpiSession mpi(&argc, &argv);
   ClientFlags flags;
-  dm::FlagSet set(kTool, "Metadata benchmark client job: creates and lstats --n files per MPI rank.");
+  dm::FlagSet set(kTool,
+                  "Metadata benchmark client job: creates and lstats --n files per MPI rank.\n"
+                  "--bk=1 and --fs_use_local=1 run in deltameta_client_store, installed beside deltameta_client.");
   RegisterFlags(&set, &flags);
   dm::StoreOptions options;
   int exit_code = dm::ParseToolArgs(mpi, kTool, &set, argc, argv, [&flags] { return Validate(flags); }, &options);
