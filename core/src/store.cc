@@ -19,6 +19,16 @@ class StderrLogger : public rocksdb::Logger {
   }
 };
 
+// The environment of a read-only store: the location's, but RocksDB starts no flush or
+// compaction threads in it (a read-only database never schedules either), so a read
+// server carries only its own threads.
+class NoBackgroundThreadsEnv : public rocksdb::EnvWrapper {
+ public:
+  explicit NoBackgroundThreadsEnv(rocksdb::Env* target) : rocksdb::EnvWrapper(target) {}
+  const char* Name() const override { return "NoBackgroundThreadsEnv"; }
+  void IncBackgroundThreadsIfNeeded(int, Priority) override {}
+};
+
 }  // namespace
 
 std::unique_ptr<Store> Store::Open(const std::string& uri, Mode mode, const StoreOptions& options,
@@ -29,6 +39,7 @@ std::unique_ptr<Store> Store::Open(const std::string& uri, Mode mode, const Stor
   rocksdb::Options o = options.ToRocksDb();
   o.env = where.env();
   rocksdb::DB* db = nullptr;
+  std::unique_ptr<rocksdb::Env> read_only_env;
   StoreLayout layout = create_layout;
   if (mode == Mode::kCreate) {
     if (where.HasEntries()) {
@@ -58,6 +69,8 @@ std::unique_ptr<Store> Store::Open(const std::string& uri, Mode mode, const Stor
     if (!ReadLayout(where, &layout, error)) return nullptr;
     o.create_if_missing = false;
     o.info_log = std::make_shared<StderrLogger>();
+    read_only_env = std::make_unique<NoBackgroundThreadsEnv>(o.env);
+    o.env = read_only_env.get();
     rocksdb::Status s = rocksdb::DB::OpenForReadOnly(o, path, &db);
     if (!s.ok()) {
       *error = "cannot open store at " + uri + " read-only: " + s.ToString();
@@ -73,7 +86,7 @@ std::unique_ptr<Store> Store::Open(const std::string& uri, Mode mode, const Stor
     }
   }
   return std::unique_ptr<Store>(
-      new Store(where, layout, mode == Mode::kReadOnly, options.ToWriteOptions(), db));
+      new Store(where, layout, std::move(read_only_env), options.ToWriteOptions(), db));
 }
 
 Store::~Store() { Close(); }
@@ -128,7 +141,7 @@ rocksdb::Status Store::Flush() {
 
 rocksdb::Status Store::Close() {
   if (!db_) return rocksdb::Status::OK();
-  rocksdb::Status s = read_only_ ? rocksdb::Status::OK() : Flush();
+  rocksdb::Status s = read_only() ? rocksdb::Status::OK() : Flush();
   rocksdb::Status c = db_->Close();
   db_.reset();
   return s.ok() ? c : s;

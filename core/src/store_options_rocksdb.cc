@@ -37,6 +37,9 @@ rocksdb::Options StoreOptions::ToRocksDb() const {
   }
   o.max_open_files = 2500;
   o.max_background_jobs = 2;
+  // Tables are opened by the thread that opens the store, not by a pool of short-lived
+  // threads, each of which would leave a malloc arena behind holding its table readers.
+  o.max_file_opening_threads = 1;
   o.info_log_level = rocksdb::WARN_LEVEL;
   o.keep_log_file_num = 2;
 

@@ -32,7 +32,7 @@ class Store {
 
   const StorageLocation& location() const { return location_; }
   const StoreLayout& layout() const { return layout_; }
-  bool read_only() const { return read_only_; }
+  bool read_only() const { return read_only_env_ != nullptr; }
 
   rocksdb::Status Put(std::string_view key, const FileStat& stat);
   // Applies a batch of puts atomically.
@@ -51,12 +51,18 @@ class Store {
   rocksdb::Status Close();
 
  private:
-  Store(StorageLocation location, StoreLayout layout, bool read_only, rocksdb::WriteOptions w, rocksdb::DB* db)
-      : location_(std::move(location)), layout_(layout), read_only_(read_only), write_options_(w), db_(db) {}
+  // `read_only_env` is set for read-only stores: the environment `db` was opened in.
+  Store(StorageLocation location, StoreLayout layout, std::unique_ptr<rocksdb::Env> read_only_env,
+        rocksdb::WriteOptions w, rocksdb::DB* db)
+      : location_(std::move(location)),
+        layout_(layout),
+        read_only_env_(std::move(read_only_env)),
+        write_options_(w),
+        db_(db) {}
 
   StorageLocation location_;
   StoreLayout layout_;
-  bool read_only_;
+  std::unique_ptr<rocksdb::Env> read_only_env_;  // declared before db_: outlives it
   rocksdb::WriteOptions write_options_;
   std::unique_ptr<rocksdb::DB> db_;
 };

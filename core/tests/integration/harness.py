@@ -147,6 +147,23 @@ class Job:
     def leftovers(self):
         return tagged_pids(self.tag)
 
+    def rank_threads(self, program):
+        """{pid: sorted thread names} of the job's ranks running `program` (as /proc's comm shows it)."""
+        threads = {}
+        for pid in self.leftovers():
+            try:
+                with open("/proc/%d/comm" % pid) as f:
+                    if f.read().strip() != program[:15]:
+                        continue
+                names = []
+                for tid in os.listdir("/proc/%d/task" % pid):
+                    with open("/proc/%d/task/%s/comm" % (pid, tid)) as f:
+                        names.append(f.read().strip())
+            except OSError:
+                continue
+            threads[pid] = sorted(names)
+        return threads
+
     def wait_gone(self, timeout=10):
         """Fails unless no process of this job is left alive within timeout seconds."""
         wait_until(lambda: not self.leftovers(), timeout,

@@ -84,6 +84,11 @@ class ThreeRuns(unittest.TestCase):
         self.assertEqual([(d["phase"], d["ops"], d["errors"]["total"]) for d in c.docs], [("compaction", TOTAL, 0)])
 
         srv = self.s.start_servers("read-svr", 4, compact, flags(use_existing_fs=1) + SERVER_FLAGS)
+        # Read-only stores start no RocksDB flush or compaction threads.
+        threads = srv.job.rank_threads("deltameta_server")
+        self.assertEqual(len(threads), 4, threads)
+        for names in threads.values():
+            self.assertFalse([t for t in names if t.startswith("rocksdb")], threads)
         read = flags(use_existing_fs=1, share_dir=1, write_phases=0, read_phases=1, info_svr_uri=srv.uri,
                      skip_fs_checks=0)
         self.check_client(self.s.client("read", CLIENTS, flags(n=N) + read), ["fstats"], True)
