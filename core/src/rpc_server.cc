@@ -48,7 +48,8 @@ class Connection : public std::enable_shared_from_this<Connection<Protocol>> {
   }
 
  private:
-  static constexpr size_t kInitialBuffer = 16 << 10;
+  // Per-op frames are tens of bytes; larger ones (bulk commits) grow the buffer.
+  static constexpr size_t kInitialBuffer = 1 << 10;
 
   void OnReadable() {
     if (in_.size() - filled_ < kInitialBuffer / 4) in_.resize(in_.size() * 2);
