@@ -34,6 +34,10 @@ rocksdb::Options StoreOptions::ToRocksDb() const {
   if (write_only) {
     o.memtable_factory.reset(new rocksdb::VectorRepFactory(static_cast<size_t>(write_only_entries)));
     o.allow_concurrent_memtable_write = false;
+  } else if (checked_creates) {
+    // 1.5% of the memtable: about 10 bits an entry when it holds run 1's small entries.
+    o.memtable_prefix_bloom_size_ratio = 0.015;
+    o.memtable_whole_key_filtering = true;
   }
   o.max_open_files = 2500;
   o.max_background_jobs = 2;

@@ -168,6 +168,7 @@ int main(int argc, char** argv) {
       [&flags] { return flags.db.empty() ? "--db is required (the store root directory)" : ""; }, &options);
   if (exit_code >= 0) return exit_code;
   if (flags.use_existing_fs) options.disable_write_ahead_logging = true;
+  options.checked_creates = !flags.use_existing_fs && !flags.skip_fs_checks;
   if (mpi.rank() == 0) PrintHeader(flags, options, mpi.size());
   return Serve(mpi, flags, options);
 }

@@ -32,6 +32,10 @@ struct StoreOptions {
   // With write_only: how many entries the vector memtable's index is reserved for, so it
   // never copies itself while growing (reserved address space costs memory only as used).
   uint64_t write_only_entries = 0;
+  // Not an environment setting: set for stores that serve creates, each after a check that
+  // the name is new (IndexFS servers). The memtable then keeps a whole-key Bloom filter, so
+  // the check of a new name skips the memtable's skip list (a quarter of a create's work).
+  bool checked_creates = false;
 
   // Whether this build has Snappy (CMake DELTAMETA_WITH_SNAPPY). Without it compression
   // defaults to none and DELTAFS_Db_compression=1 is an error.

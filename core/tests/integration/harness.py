@@ -92,12 +92,12 @@ class Result:
 class Job:
     """One mpiexec job in its own session, stdout/stderr captured to files, processes tagged."""
 
-    def __init__(self, session, name, np, tool, args, env, mpi_args=()):
+    def __init__(self, session, name, np, tool, args, env, mpi_args=(), wrapper=()):
         self.name, self.tag = name, "%s.%s" % (session.tag, name)
         self.out_path, self.err_path = session.path(name + ".out"), session.path(name + ".err")
         full_env = dict(os.environ, **{TAG_VAR: self.tag})
         full_env.update({k: str(v) for k, v in (env or {}).items()})
-        self.argv = [MPIEXEC, "-np", str(np)] + list(mpi_args) + [os.path.join(BIN, tool)] + list(args)
+        self.argv = [MPIEXEC, "-np", str(np)] + list(mpi_args) + list(wrapper) + [os.path.join(BIN, tool)] + list(args)
         with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                                          env=full_env, start_new_session=True)
@@ -191,8 +191,9 @@ class Session:
     def path(self, *parts):
         return os.path.join(self.tmp, *parts)
 
-    def start(self, name, np, tool, args, env=None, mpi_args=()):
-        job = Job(self, "%02d-%s" % (len(self.jobs), name), np, tool, args, env, mpi_args)
+    def start(self, name, np, tool, args, env=None, mpi_args=(), wrapper=()):
+        """Starts `tool` under mpiexec; each rank runs `wrapper` + tool (e.g. valgrind) if given."""
+        job = Job(self, "%02d-%s" % (len(self.jobs), name), np, tool, args, env, mpi_args, wrapper)
         self.jobs.append(job)
         return job
 
@@ -213,11 +214,11 @@ class Session:
     def compactor(self, name, np, args, env=None, timeout=60):
         return self.run(name, np, "deltameta_compactor", args, env, timeout)
 
-    def start_servers(self, name, np, db, args=(), env=None, timeout=30):
+    def start_servers(self, name, np, db, args=(), env=None, timeout=30, wrapper=()):
         """Starts a server job on any free info port and waits for its ready file."""
         ready = self.path(name + ".ready")
         job = self.start(name, np, "deltameta_server",
-                         flags(db=db, info_port=0, ready_file=ready) + list(args), env)
+                         flags(db=db, info_port=0, ready_file=ready) + list(args), env, wrapper=wrapper)
 
         def ready_uri():
             if not job.running():

@@ -8,6 +8,8 @@
 #include <tuple>
 
 #include <gtest/gtest.h>
+#include <rocksdb/perf_context.h>
+#include <rocksdb/perf_level.h>
 
 #include "deltameta/key.h"
 #include "temp_dir.h"
@@ -126,6 +128,38 @@ TEST_F(StoreTest, WritesPersistAcrossReopen) {
     EXPECT_EQ(got, StatOf(i)) << i;
   }
   EXPECT_FALSE(store->Put(KeyOf(kEntries), StatOf(kEntries)).ok());
+}
+
+// With checked_creates the memtable's Bloom filter answers for names it does not hold, so
+// checking a new name skips the skip list; names it holds are still found.
+TEST_F(StoreTest, CheckedCreatesLookUpNewNamesInTheMemtableFilter) {
+  constexpr int kEntries = 1000;
+  for (bool checked : {false, true}) {
+    StoreOptions options;
+    options.checked_creates = checked;
+    fs::remove_all(path_);
+    auto store = Store::Open(path_, Store::Mode::kCreate, options, layout_, &error_);
+    ASSERT_NE(store, nullptr) << error_;
+    for (int i = 0; i < kEntries; i++) ASSERT_TRUE(store->Put(KeyOf(i), StatOf(i)).ok());
+    rocksdb::SetPerfLevel(rocksdb::PerfLevel::kEnableCount);
+    rocksdb::get_perf_context()->Reset();
+    std::string value;
+    for (int i = kEntries; i < 2 * kEntries; i++) ASSERT_TRUE(store->Get(KeyOf(i), &value).IsNotFound()) << i;
+    const uint64_t skipped = rocksdb::get_perf_context()->bloom_memtable_miss_count;
+    for (int i = 0; i < kEntries; i++) {
+      ASSERT_TRUE(store->Get(KeyOf(i), &value).ok()) << i;
+      FileStat got;
+      ASSERT_TRUE(DecodeStat(value, &got)) << i;
+      EXPECT_EQ(got, StatOf(i)) << i;
+    }
+    rocksdb::SetPerfLevel(rocksdb::PerfLevel::kDisable);
+    if (checked) {
+      EXPECT_GE(skipped, uint64_t{kEntries * 95 / 100});  // false positives are rare
+    } else {
+      EXPECT_EQ(skipped, 0u);
+    }
+    ASSERT_TRUE(store->Close().ok());
+  }
 }
 
 TEST_F(StoreTest, CloseWritesTheMemtableAsATable) {
