@@ -1,6 +1,7 @@
 // Rank merge, MPI provenance and the phase JSON document: see job_report.h.
 #include "deltameta/job_report.h"
 
+#include <algorithm>
 #include <array>
 
 #include "deltameta/build_info.h"
@@ -11,35 +12,33 @@ namespace deltameta {
 JobPhase MergeRanks(const RankPhase& mine, MPI_Comm comm) {
   JobPhase job;
   MPI_Comm_size(comm, &job.ranks);
-  uint64_t counts[5] = {mine.counters.ops, mine.counters.exists, mine.counters.missing,
-                        mine.counters.mismatched, mine.counters.failed};
-  uint64_t count_sums[5] = {0};
-  double sums[2] = {mine.elapsed_s, mine.cpu_s}, sum_out[2] = {0};
-  Histogram h = mine.latency_ns;
-  uint64_t summary_min = h.count() ? h.min() : UINT64_MAX, summary_max = h.max();
-  uint64_t merged_min = 0, merged_max = 0;
-  double rank_max = 0, rank_min = 0;
+  // Four reductions, one after another: the sums of the counters and the latency
+  // buckets, of the times, and two minimums that carry the maximums too (max x is
+  // -min -x, and UINT64_MAX - min(UINT64_MAX - x) for unsigned x).
+  const Histogram& h = mine.latency_ns;
+  constexpr int kCounters = 5;
+  std::array<uint64_t, kCounters + Histogram::kBuckets> counts{}, count_sums{};
+  const PhaseCounters& c = mine.counters;
+  counts[0] = c.ops, counts[1] = c.exists, counts[2] = c.missing, counts[3] = c.mismatched, counts[4] = c.failed;
+  std::copy(h.buckets().begin(), h.buckets().end(), counts.begin() + kCounters);
+  double times[2] = {mine.elapsed_s, mine.cpu_s}, time_sums[2] = {0, 0};
+  double elapsed[2] = {mine.elapsed_s, -mine.elapsed_s}, elapsed_min[2] = {0, 0};
+  uint64_t latency[2] = {h.count() ? h.min() : UINT64_MAX, UINT64_MAX - h.max()}, latency_min[2] = {0, 0};
+  QuietReduce(counts.data(), count_sums.data(), static_cast<int>(counts.size()), MPI_UINT64_T, MPI_SUM, comm);
+  QuietReduce(times, time_sums, 2, MPI_DOUBLE, MPI_SUM, comm);
+  QuietReduce(elapsed, elapsed_min, 2, MPI_DOUBLE, MPI_MIN, comm);
+  QuietReduce(latency, latency_min, 2, MPI_UINT64_T, MPI_MIN, comm);
 
-  MPI_Request r[7];
-  MPI_Ireduce(counts, count_sums, 5, MPI_UINT64_T, MPI_SUM, 0, comm, &r[0]);
-  MPI_Ireduce(sums, sum_out, 2, MPI_DOUBLE, MPI_SUM, 0, comm, &r[1]);
-  MPI_Ireduce(&mine.elapsed_s, &rank_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm, &r[2]);
-  MPI_Ireduce(&mine.elapsed_s, &rank_min, 1, MPI_DOUBLE, MPI_MIN, 0, comm, &r[3]);
-  std::array<uint64_t, Histogram::kBuckets> merged{};
-  MPI_Ireduce(h.buckets().data(), merged.data(), Histogram::kBuckets, MPI_UINT64_T, MPI_SUM, 0, comm, &r[4]);
-  MPI_Ireduce(&summary_min, &merged_min, 1, MPI_UINT64_T, MPI_MIN, 0, comm, &r[5]);
-  MPI_Ireduce(&summary_max, &merged_max, 1, MPI_UINT64_T, MPI_MAX, 0, comm, &r[6]);
-  for (auto& req : r) QuietWait(&req);
-
-  job.counters = {count_sums[0], count_sums[1], count_sums[2], count_sums[3], count_sums[4]};
-  job.elapsed_s = rank_max;
-  job.rank_min_s = rank_min;
-  job.rank_sum_s = sum_out[0];
-  job.client_cpu_s = sum_out[1];
-  job.latency_ns.buckets() = merged;
+  const uint64_t* sums = count_sums.data();
+  job.counters = {sums[0], sums[1], sums[2], sums[3], sums[4]};
+  job.elapsed_s = -elapsed_min[1];
+  job.rank_min_s = elapsed_min[0];
+  job.rank_sum_s = time_sums[0];
+  job.client_cpu_s = time_sums[1];
+  std::copy(count_sums.begin() + kCounters, count_sums.end(), job.latency_ns.buckets().begin());
   uint64_t total = 0;
-  for (uint64_t b : merged) total += b;
-  job.latency_ns.SetSummary(total, merged_min, merged_max);
+  for (uint64_t b : job.latency_ns.buckets()) total += b;
+  job.latency_ns.SetSummary(total, latency_min[0], UINT64_MAX - latency_min[1]);
   return job;
 }
 

@@ -37,6 +37,12 @@ void QuietBarrier(MPI_Comm comm) {
   QuietWait(&r);
 }
 
+void QuietReduce(const void* in, void* out, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  MPI_Request r;
+  MPI_Ireduce(in, out, count, type, op, 0, comm, &r);
+  QuietWait(&r);
+}
+
 bool AllRanksOk(bool local_ok, const char* tool, const std::string& error, MPI_Comm comm) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);

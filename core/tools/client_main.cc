@@ -220,9 +220,7 @@ class ClientJob {
     } else {
       // Local stores: every rank counts its own.
       uint64_t mine = backend_->LocalEntries();
-      MPI_Request r;
-      MPI_Ireduce(&mine, &held, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD, &r);
-      dm::QuietWait(&r);
+      dm::QuietReduce(&mine, &held, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
     }
     if (mpi_.rank() != 0 || held == expected) return true;
     dm::PrintError(kTool, "the namespace holds " + std::to_string(held) + " entries, the job expected " +

@@ -194,11 +194,8 @@ int Compact(const dm::MpiSession& mpi, const CompactorFlags& flags, const dm::St
   dm::QuietBarrier(MPI_COMM_WORLD);
 
   uint64_t sent = 0, received = 0;
-  MPI_Request r[2];
-  MPI_Ireduce(&shuffle.entries_sent, &sent, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD, &r[0]);
-  MPI_Ireduce(&shuffle.entries_received, &received, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD, &r[1]);
-  dm::QuietWait(&r[0]);
-  dm::QuietWait(&r[1]);
+  dm::QuietReduce(&shuffle.entries_sent, &sent, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  dm::QuietReduce(&shuffle.entries_received, &received, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   dm::JobPhase job = dm::MergeRanks(rp, MPI_COMM_WORLD);
   if (mpi.rank() != 0) return 0;
   std::printf("Done!\n%s\n", dm::ResultLine("mapreduce", job).c_str());

@@ -29,6 +29,7 @@ class Histogram {
 
   // Raw state, for merging across MPI ranks.
   std::array<uint64_t, kBuckets>& buckets() { return buckets_; }
+  const std::array<uint64_t, kBuckets>& buckets() const { return buckets_; }
   void SetSummary(uint64_t count, uint64_t min, uint64_t max) { count_ = count, min_ = min, max_ = max; }
 
   static int BucketOf(uint64_t v) {
