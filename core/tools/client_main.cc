@@ -19,6 +19,7 @@
 #include "deltameta/build_info.h"
 #include "deltameta/client_backend.h"
 #include "deltameta/flags.h"
+#include "deltameta/malloc_policy.h"
 #include "deltameta/tool_args.h"
 #include "deltameta/mpi_util.h"
 #include "deltameta/job_report.h"
@@ -329,6 +330,7 @@ int main(int argc, char** argv) {
 #ifndef DELTAMETA_CLIENT_STORE_MODES
   if (WantsStoreModes(argc, argv)) RunStoreClient(argv);
 #endif
+  dm::KeepLargeAllocationsMapped();
   dm::MpiSession mpi(&argc, &argv);
   ClientFlags flags;
   dm::FlagSet set(kTool,

@@ -8,6 +8,7 @@
 
 #include "deltameta/build_info.h"
 #include "deltameta/flags.h"
+#include "deltameta/malloc_policy.h"
 #include "deltameta/tool_args.h"
 #include "deltameta/key.h"
 #include "deltameta/mpi_util.h"
@@ -223,6 +224,7 @@ int Compact(const dm::MpiSession& mpi, const CompactorFlags& flags, const dm::St
 }  // namespace
 
 int main(int argc, char** argv) {
+  dm::KeepLargeAllocationsMapped();
   dm::MpiSession mpi(&argc, &argv);
   CompactorFlags flags;
   dm::FlagSet set(kTool, "DeltaFS parallel compaction job: one output partition per MPI rank.");

@@ -8,6 +8,7 @@
 
 #include "deltameta/build_info.h"
 #include "deltameta/flags.h"
+#include "deltameta/malloc_policy.h"
 #include "deltameta/tool_args.h"
 #include "deltameta/metadata_service.h"
 #include "deltameta/mpi_util.h"
@@ -158,6 +159,7 @@ int Serve(const dm::MpiSession& mpi, const ServerFlags& flags, const dm::StoreOp
 }  // namespace
 
 int main(int argc, char** argv) {
+  dm::KeepLargeAllocationsMapped();
   dm::MpiSession mpi(&argc, &argv);
   ServerFlags flags;
   dm::FlagSet set(kTool, "Metadata server job: one partition per MPI rank, stopped by SIGINT/SIGTERM.");
