@@ -49,6 +49,10 @@ rocksdb::Options StoreOptions::ToRocksDb() const {
 
   rocksdb::BlockBasedTableOptions t;
   t.block_size = static_cast<size_t>(block_size);
+  // Table format 4: its Bloom filter builder holds 4 bytes per key until the table is
+  // finished, the newer one 8 (0.4 MiB less at a run 1 server's flush of 100,000 names),
+  // for about the same false-positive rate at 10 bits a key.
+  t.format_version = 4;
   if (bloom_bits > 0) t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(static_cast<double>(bloom_bits)));
   if (block_cache_size > 0) {
     t.block_cache = rocksdb::NewLRUCache(static_cast<size_t>(block_cache_size));

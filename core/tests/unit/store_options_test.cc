@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <rocksdb/table.h>
 
 extern char** environ;
 
@@ -156,6 +157,8 @@ TEST_F(StoreOptionsTest, MapsOntoRocksDb) {
   EXPECT_EQ(o.level0_slowdown_writes_trigger, 9);
   EXPECT_EQ(o.level0_stop_writes_trigger, 13);
   EXPECT_FALSE(options_.ToWriteOptions().disableWAL);
+  // Tables in format 4, whose Bloom filter builder holds 4 bytes a key (format 5: 8).
+  EXPECT_EQ(o.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>()->format_version, 4u);
 
   options_.compression = false;
   options_.disable_compaction = true;
