@@ -1,10 +1,14 @@
 // MPI helpers: see mpi_util.h.
 #include "deltameta/mpi_util.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
+#include <vector>
 
 namespace deltameta {
 
@@ -41,6 +45,22 @@ void QuietReduce(const void* in, void* out, int count, MPI_Datatype type, MPI_Op
   MPI_Request r;
   MPI_Ireduce(in, out, count, type, op, 0, comm, &r);
   QuietWait(&r);
+}
+
+int HostRank(MPI_Comm comm) {
+  constexpr int kNameBytes = 256;
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  char mine[kNameBytes] = {0};
+  gethostname(mine, kNameBytes - 1);
+  std::vector<char> all(static_cast<size_t>(kNameBytes) * size);
+  MPI_Request r;
+  MPI_Iallgather(mine, kNameBytes, MPI_CHAR, all.data(), kNameBytes, MPI_CHAR, comm, &r);
+  QuietWait(&r);
+  int index = 0;
+  for (int i = 0; i < rank; i++) index += std::memcmp(&all[static_cast<size_t>(i) * kNameBytes], mine, kNameBytes) == 0;
+  return index;
 }
 
 bool AllRanksOk(bool local_ok, const char* tool, const std::string& error, MPI_Comm comm) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "deltameta/byte_order.h"
+#include "deltameta/cpu_placement.h"
 #include "deltameta/transport.h"
 
 namespace deltameta {
@@ -132,7 +133,7 @@ RpcClient::~RpcClient() { close(fd_); }
 
 bool RpcClient::AttachShm(std::string* error) {
   std::string request;
-  EncodeAttachShm(NextSeq(), &request);
+  EncodeAttachShm(PinnedCpu(), NextSeq(), &request);
   std::string_view frame;
   std::vector<int> fds;
   if (!Send(request, error) || !ReceiveFrame(&frame, &fds, error) ||

@@ -73,10 +73,11 @@ class Connection : public std::enable_shared_from_this<Connection<Protocol>> {
         break;
       }
       if (h.type == MsgType::kAttachShm) {
-        if (!DecodeAttachShm(std::string_view(in_.data() + pos + kFrameHeaderBytes, h.body_bytes))) {
+        int client_cpu = -1;
+        if (!DecodeAttachShm(std::string_view(in_.data() + pos + kFrameHeaderBytes, h.body_bytes), &client_cpu)) {
           return Drop("malformed request body");
         }
-        if (!AttachShm(h.seq)) return;
+        if (!AttachShm(client_cpu, h.seq)) return;
         pos += frame;
         continue;
       }
@@ -101,11 +102,11 @@ class Connection : public std::enable_shared_from_this<Connection<Protocol>> {
   // Answers an attach request: with a channel whose descriptors travel with the reply, or
   // kUnsupported (over TCP, a second attach, or no shared memory here). False if the
   // connection was dropped.
-  bool AttachShm(uint32_t seq) {
+  bool AttachShm(int client_cpu, uint32_t seq) {
     std::string error = "only a same-host connection can share memory";
     if constexpr (kLocal) {
       if (lease_) error = "this connection has a channel already";
-      if (shm_ != nullptr && !lease_ && (lease_ = shm_->Attach(peer_, &error))) {
+      if (shm_ != nullptr && !lease_ && (lease_ = shm_->Attach(peer_, client_cpu, &error))) {
         EncodeAttachShmReply(OpStatus::kOk, seq, &reply_);
         out_ += reply_;
         return SendWithDescriptors(lease_->channel_fd(), lease_->doorbell_fd());
@@ -165,9 +166,12 @@ class Connection : public std::enable_shared_from_this<Connection<Protocol>> {
 
 }  // namespace
 
-RpcServer::RpcServer(int threads, FrameHandler* handler, std::string log_prefix)
-    : handler_(handler), log_prefix_(std::move(log_prefix)),
-      shm_(std::make_unique<ShmServer>(threads, handler, log_prefix_)) {
+RpcServer::RpcServer(int threads, FrameHandler* handler, std::string log_prefix, const std::vector<int>& shm_loop_cpus)
+    : handler_(handler),
+      log_prefix_(std::move(log_prefix)),
+      shm_(std::make_unique<ShmServer>(shm_loop_cpus.empty() ? std::vector<int>(static_cast<size_t>(threads), -1)
+                                                             : shm_loop_cpus,
+                                       handler, log_prefix_)) {
   for (int i = 0; i < threads; i++) {
     loops_.push_back(std::make_unique<asio::io_context>(1));
     guards_.push_back(asio::make_work_guard(*loops_.back()));

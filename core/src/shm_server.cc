@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "deltameta/cpu_placement.h"
+
 namespace deltameta {
 
 struct ShmServer::Served {
@@ -13,6 +15,7 @@ struct ShmServer::Served {
 };
 
 struct ShmServer::Loop {
+  int cpu = -1;  // pinned to, or -1
   std::unique_ptr<ShmDoorbell> doorbell;
   std::mutex mu;
   std::vector<std::shared_ptr<Served>> attached;  // guarded by mu; taken over by the loop
@@ -28,11 +31,14 @@ ShmServer::Lease::~Lease() {
 int ShmServer::Lease::channel_fd() const { return served_->channel->fd(); }
 int ShmServer::Lease::doorbell_fd() const { return loop_->doorbell->fd(); }
 
-ShmServer::ShmServer(int loops, FrameHandler* handler, std::string log_prefix,
+ShmServer::ShmServer(const std::vector<int>& loop_cpus, FrameHandler* handler, std::string log_prefix,
                      std::chrono::milliseconds idle_recheck)
     : handler_(handler), log_prefix_(std::move(log_prefix)), idle_recheck_(idle_recheck) {
-  for (int i = 0; i < loops && unavailable_.empty(); i++) {
+  // A CPU outside this process's mask leaves its loop unpinned: clients still reach it.
+  const std::vector<int> allowed = AllowedCpus();
+  for (size_t i = 0; i < loop_cpus.size() && unavailable_.empty(); i++) {
     auto loop = std::make_unique<Loop>();
+    if (std::find(allowed.begin(), allowed.end(), loop_cpus[i]) != allowed.end()) loop->cpu = loop_cpus[i];
     loop->doorbell = ShmDoorbell::Create(&unavailable_);
     if (loop->doorbell) loops_.push_back(std::move(loop));
   }
@@ -44,12 +50,19 @@ ShmServer::~ShmServer() {
   Wait();
 }
 
-std::unique_ptr<ShmServer::Lease> ShmServer::Attach(const std::string& peer, std::string* error) {
+std::unique_ptr<ShmServer::Lease> ShmServer::Attach(const std::string& peer, int client_cpu, std::string* error) {
   if (loops_.empty()) {
     *error = unavailable_;
     return nullptr;
   }
-  Loop* loop = loops_[next_loop_++ % loops_.size()].get();
+  std::vector<Loop*> candidates;
+  for (auto& l : loops_) {
+    if (client_cpu >= 0 && l->cpu == client_cpu) candidates.push_back(l.get());
+  }
+  if (candidates.empty()) {
+    for (auto& l : loops_) candidates.push_back(l.get());
+  }
+  Loop* loop = candidates[next_loop_++ % candidates.size()];
   auto served = std::make_shared<Served>();
   served->channel = ShmChannel::Create(error);
   served->peer = peer;
@@ -80,6 +93,7 @@ void ShmServer::Wait() {
 }
 
 void ShmServer::Run(Loop* loop) {
+  if (loop->cpu >= 0) PinCallingThread(loop->cpu);
   std::vector<std::shared_ptr<Served>> mine;
   std::string request, reply;
   while (!loop->stop.load()) {

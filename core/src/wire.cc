@@ -7,6 +7,10 @@
 namespace deltameta {
 namespace {
 
+// An attach request's CPU field: none (the client is not pinned), or at most kMaxCpu.
+constexpr uint32_t kNoCpu = 0xffffffff;
+constexpr uint32_t kMaxCpu = 1 << 16;
+
 // Builds one frame: reserves the header, appends fields, then fills in the header.
 class FrameWriter {
  public:
@@ -158,7 +162,10 @@ void EncodeStats(const StatsRequest& m, uint32_t seq, std::string* frame) {
   w.Int<uint8_t>(m.count_entries ? 1 : 0);
 }
 
-void EncodeAttachShm(uint32_t seq, std::string* frame) { FrameWriter w(frame, MsgType::kAttachShm, seq); }
+void EncodeAttachShm(int cpu, uint32_t seq, std::string* frame) {
+  FrameWriter w(frame, MsgType::kAttachShm, seq);
+  w.Int<uint32_t>(cpu < 0 ? kNoCpu : static_cast<uint32_t>(cpu));
+}
 
 void EncodeStatReply(const StatReply& m, uint32_t seq, std::string* frame) {
   FrameWriter w(frame, MsgType::kStatReply, seq);
@@ -225,7 +232,13 @@ bool DecodeStats(std::string_view body, StatsRequest* m) {
   return r.Done();
 }
 
-bool DecodeAttachShm(std::string_view body) { return body.empty(); }
+bool DecodeAttachShm(std::string_view body, int* cpu) {
+  BodyReader r(body);
+  const uint32_t c = r.Int<uint32_t>();
+  if (c != kNoCpu && c > kMaxCpu) r.Fail();
+  *cpu = c == kNoCpu ? -1 : static_cast<int>(c);
+  return r.Done();
+}
 
 bool DecodeStatReply(std::string_view body, StatReply* m) {
   BodyReader r(body);

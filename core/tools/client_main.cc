@@ -18,6 +18,7 @@
 
 #include "deltameta/build_info.h"
 #include "deltameta/client_backend.h"
+#include "deltameta/cpu_placement.h"
 #include "deltameta/flags.h"
 #include "deltameta/malloc_policy.h"
 #include "deltameta/tool_args.h"
@@ -50,6 +51,7 @@ struct ClientFlags {
   bool skip_fs_checks = false;
   int64_t rpc_timeout = 30;
   bool verify_total = true;
+  bool cpu_affinity = true;
   std::string json;
 };
 
@@ -71,6 +73,9 @@ void RegisterFlags(dm::FlagSet* f, ClientFlags* c) {
   f->Bool("skip_fs_checks", &c->skip_fs_checks, "accepted for the seed guide's command lines (checks are the server's)");
   f->Int("rpc_timeout", &c->rpc_timeout, 1, 3600, "seconds to wait for a server (connect and each reply)");
   f->Bool("verify_total", &c->verify_total, "after the read phases, check the store holds exactly ranks x n entries");
+  f->Bool("cpu_affinity", &c->cpu_affinity,
+          "with servers: pin each rank to one CPU of its host (ranks in turn), where the servers' "
+          "loop threads serve its shared-memory calls (0: leave placement to the scheduler)");
   f->String("json", &c->json, "write one JSON document per phase to this file (JSON Lines)");
 }
 
@@ -113,6 +118,7 @@ void PrintHeader(const ClientFlags& f, const dm::StoreOptions& o, int ranks) {
               static_cast<long long>(f.read_phases));
   std::printf("Random key order:   %d\n", f.random_order);
   std::printf("Share dir:          %d\n", f.share_dir);
+  if (!f.fs_use_local) std::printf("CPU affinity:       %d\n", f.cpu_affinity);
   if (f.fs_use_local) std::printf("CLIENT DB:\n%sDb: %s/r<rank>\n", o.HeaderText().c_str(), f.db.c_str());
   std::printf("------------------------------------------------\n");
   std::fflush(stdout);
@@ -140,6 +146,8 @@ class ClientJob {
       return dm::AllRanksOk(ok, kTool, error, MPI_COMM_WORLD);
     }
 #endif
+    // Before connecting: a channel goes to a server loop on the CPU the rank is pinned to.
+    if (flags_.cpu_affinity) dm::PinCallingThread(dm::CpuForSlot(dm::AllowedCpus(), dm::HostRank(MPI_COMM_WORLD)));
     servers_ = dm::ServerSet::Connect(flags_.info_svr_uri, mpi_.rank(), std::chrono::seconds(flags_.rpc_timeout),
                                       FastestTransport(flags_.rpc_transport), &error);
     ok = servers_ != nullptr;

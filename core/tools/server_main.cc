@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "deltameta/build_info.h"
+#include "deltameta/cpu_placement.h"
 #include "deltameta/flags.h"
 #include "deltameta/malloc_policy.h"
 #include "deltameta/tool_args.h"
@@ -31,6 +32,7 @@ struct ServerFlags {
   std::string rpc_ip = "127.0.0.1";
   int64_t info_port = 10086;
   std::string ready_file;
+  bool cpu_affinity = true;
 };
 
 void RegisterFlags(dm::FlagSet* f, ServerFlags* s) {
@@ -44,6 +46,9 @@ void RegisterFlags(dm::FlagSet* f, ServerFlags* s) {
   f->Int("info_port", &s->info_port, 0, 65535, "info endpoint port on rank 0 (0: any free port; see --ready_file)");
   f->String("ready_file", &s->ready_file,
             "when every rank listens, rank 0 writes the info URI to this file (removed at exit)");
+  f->Bool("cpu_affinity", &s->cpu_affinity,
+          "pin the shared-memory loop threads to this host's CPUs in turn (ranks, then loops), so that "
+          "a client pinned to a CPU is served there (0: leave them to the scheduler)");
 }
 
 // Atomically publishes `text` at `path`.
@@ -68,6 +73,7 @@ void PrintHeader(const ServerFlags& f, const dm::StoreOptions& o, int ranks) {
   std::printf("Fs use existing:    %d (readonly=%d)\n", f.use_existing_fs, f.use_existing_fs);
   std::printf("Fs info port:       %lld\n", static_cast<long long>(f.info_port));
   std::printf("Fs skip checks:     %d\n", f.skip_fs_checks);
+  std::printf("CPU affinity:       %d\n", f.cpu_affinity);
   std::printf("MAIN DB:\n%s", o.HeaderText().c_str());
   std::printf("Use existing db:    %d\n", f.use_existing_fs);
   std::printf("Db: %s/r<rank>\n", f.db.c_str());
@@ -105,8 +111,15 @@ int Serve(const dm::MpiSession& mpi, const ServerFlags& flags, const dm::StoreOp
   };
   if (!dm::AllRanksOk(store != nullptr, kTool, error, MPI_COMM_WORLD)) return abandon();
 
+  const int threads = static_cast<int>(flags.rpc_threads);
+  std::vector<int> loop_cpus;  // empty: none pinned
+  if (flags.cpu_affinity) {
+    const int first_slot = dm::HostRank(MPI_COMM_WORLD) * threads;
+    const std::vector<int> cpus = dm::AllowedCpus();
+    for (int i = 0; i < threads; i++) loop_cpus.push_back(dm::CpuForSlot(cpus, first_slot + i));
+  }
   dm::MetadataService service(store.get(), layout.index, layout.count, !flags.skip_fs_checks);
-  dm::RpcServer rpc(static_cast<int>(flags.rpc_threads), &service, prefix);
+  dm::RpcServer rpc(threads, &service, prefix, loop_cpus);
 
   // Every rank listens, then all addresses are exchanged so any rank can answer info.
   char mine[kAddressSlot * 16] = {0};

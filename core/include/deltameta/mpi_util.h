@@ -27,6 +27,9 @@ void QuietBarrier(MPI_Comm comm);
 // nonblocking collectives outstanding, MPICH gives the inner ranks of the reduction tree
 // a 272 KiB request pool that stays for the rest of the job.
 void QuietReduce(const void* in, void* out, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+// Collective: this rank's index among the ranks of `comm` on its host (same host name), in
+// rank order.
+int HostRank(MPI_Comm comm);
 // Collective: true on every rank iff `local_ok` is true on every rank. Otherwise the
 // lowest failing rank prints its `error` (one line for the job, not one per rank).
 bool AllRanksOk(bool local_ok, const char* tool, const std::string& error, MPI_Comm comm);

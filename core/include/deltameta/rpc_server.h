@@ -34,8 +34,10 @@ class FrameHandler {
 
 class RpcServer {
  public:
-  // `log_prefix` starts every log line, e.g. "deltameta_server[r1]".
-  RpcServer(int threads, FrameHandler* handler, std::string log_prefix);
+  // `log_prefix` starts every log line, e.g. "deltameta_server[r1]". The shared-memory
+  // loops are pinned to `shm_loop_cpus`, one loop per entry (-1: not pinned); if it is
+  // empty, there are `threads` loops, none pinned.
+  RpcServer(int threads, FrameHandler* handler, std::string log_prefix, const std::vector<int>& shm_loop_cpus = {});
   ~RpcServer();
 
   // Starts accepting on ip:port (port 0: any free port) once Start() runs. Returns the

@@ -1,5 +1,7 @@
-// The server side of shared-memory channels (shm_channel.h): `loops` threads, each serving
-// the channels attached to it and sleeping on its doorbell while none has a request.
+// The server side of shared-memory channels (shm_channel.h): loop threads, each serving
+// the channels attached to it and sleeping on its doorbell while none has a request. Loops
+// may be pinned to CPUs; a client pinned to one of those CPUs is served by a loop there
+// (cpu_placement.h).
 // Requests go to the FrameHandler as socket requests do (rpc_server.h); a channel whose
 // request is malformed is dropped with one log line, the others go on.
 #pragma once
@@ -25,7 +27,8 @@ class ShmServer {
   // Without shared memory on this host (no memfd), Attach() fails and clients use sockets.
   // A loop re-reads its channels every `idle_recheck` even without a wake-up, so that a
   // client that scribbles over the doorbell delays the others by at most that much.
-  ShmServer(int loops, FrameHandler* handler, std::string log_prefix,
+  // One loop per entry of `loop_cpus`: the CPU it is pinned to, or -1 for none.
+  ShmServer(const std::vector<int>& loop_cpus, FrameHandler* handler, std::string log_prefix,
             std::chrono::milliseconds idle_recheck = std::chrono::milliseconds(1000));
   ~ShmServer();
 
@@ -45,9 +48,10 @@ class ShmServer {
     Loop* loop_;
   };
 
-  // Creates a channel for `peer` (named in log lines) on the next loop, round robin.
-  // nullptr with *error if the shared memory cannot be had.
-  std::unique_ptr<Lease> Attach(const std::string& peer, std::string* error);
+  // Creates a channel for `peer` (named in log lines) on a loop pinned to `client_cpu` if
+  // there is one, else on any loop; round robin among the candidates. nullptr with *error
+  // if the shared memory cannot be had.
+  std::unique_ptr<Lease> Attach(const std::string& peer, int client_cpu, std::string* error);
   // Starts the loops; they serve until Stop(). Both are thread-safe, Stop() idempotent.
   void Start();
   void Stop();
@@ -63,7 +67,7 @@ class ShmServer {
   std::chrono::milliseconds idle_recheck_;
   std::string unavailable_;  // why there is no shared memory, if there is none
   std::vector<std::unique_ptr<Loop>> loops_;
-  std::atomic<size_t> next_loop_{0};
+  std::atomic<size_t> next_loop_{0};  // round robin over the candidate loops
   std::vector<std::thread> threads_;
 };
 

@@ -14,7 +14,7 @@
 
 namespace deltameta {
 
-constexpr uint8_t kWireVersion = 2;
+constexpr uint8_t kWireVersion = 3;
 constexpr size_t kFrameHeaderBytes = 12;
 constexpr uint32_t kMaxFrameBodyBytes = 1 << 20;
 constexpr size_t kMaxPathBytes = 4096;
@@ -26,7 +26,7 @@ enum class MsgType : uint8_t {
   kIngest = 3,       // IngestRequest -> IngestReply
   kInfo = 4,         // (empty) -> InfoReply
   kStats = 5,        // StatsRequest -> StatsReply
-  kAttachShm = 6,    // (empty) -> AttachShmReply; over a same-host socket (shm_channel.h)
+  kAttachShm = 6,    // client CPU -> AttachShmReply; over a same-host socket (shm_channel.h)
   kStatReply = 0x81,
   kIngestReply = 0x83,
   kInfoReply = 0x84,
@@ -97,7 +97,8 @@ void EncodeLstat(const LstatRequest& m, uint32_t seq, std::string* frame);
 void EncodeIngest(const IngestRequest& m, uint32_t seq, std::string* frame);
 void EncodeInfo(uint32_t seq, std::string* frame);
 void EncodeStats(const StatsRequest& m, uint32_t seq, std::string* frame);
-void EncodeAttachShm(uint32_t seq, std::string* frame);
+// `cpu`: the one CPU the client is pinned to, or -1 (cpu_placement.h).
+void EncodeAttachShm(int cpu, uint32_t seq, std::string* frame);
 void EncodeStatReply(const StatReply& m, uint32_t seq, std::string* frame);
 void EncodeIngestReply(const IngestReply& m, uint32_t seq, std::string* frame);
 void EncodeInfoReply(const InfoReply& m, uint32_t seq, std::string* frame);
@@ -111,7 +112,7 @@ bool DecodeLstat(std::string_view body, LstatRequest* m);
 bool DecodeIngest(std::string_view body, IngestRequest* m);
 bool DecodeInfo(std::string_view body);
 bool DecodeStats(std::string_view body, StatsRequest* m);
-bool DecodeAttachShm(std::string_view body);
+bool DecodeAttachShm(std::string_view body, int* cpu);
 bool DecodeStatReply(std::string_view body, StatReply* m);
 bool DecodeIngestReply(std::string_view body, IngestReply* m);
 bool DecodeInfoReply(std::string_view body, InfoReply* m);

@@ -90,7 +90,7 @@ TEST_F(RpcTransportTest, AttachOverTcpIsRefused) {
   auto c = Connect(Transport::kTcp);
   ASSERT_TRUE(c);
   std::string request, error;
-  EncodeAttachShm(c->NextSeq(), &request);
+  EncodeAttachShm(-1, c->NextSeq(), &request);
   std::string_view body;
   ASSERT_TRUE(c->Call(request, MsgType::kAttachShmReply, &body, &error)) << error;
   OpStatus status = OpStatus::kOk;

@@ -1,9 +1,10 @@
 // Tests shm_channel.h and shm_server.h: calls through a channel, the checks on memory a
-// peer hands over, a malformed request dropping only its own channel, and wake-ups that
-// are never lost under concurrent clients.
+// peer hands over, a malformed request dropping only its own channel, wake-ups that are
+// never lost under concurrent clients, and channels served on their client's CPU.
 #include "deltameta/shm_channel.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "deltameta/byte_order.h"
+#include "deltameta/cpu_placement.h"
 #include "deltameta/shm_server.h"
 
 namespace deltameta {
@@ -34,6 +36,16 @@ class EchoHandler : public FrameHandler {
     return true;
   }
   std::atomic<int> served{0};
+};
+
+// An EchoHandler that notes the CPU each request was served on.
+class CpuNotingHandler : public EchoHandler {
+ public:
+  bool Handle(const FrameHeader& h, std::string_view body, std::string* reply) override {
+    last_cpu.store(sched_getcpu());
+    return EchoHandler::Handle(h, body, reply);
+  }
+  std::atomic<int> last_cpu{-1};
 };
 
 // The client's ends of a leased channel (the descriptors are duplicated, as a socket would).
@@ -176,7 +188,7 @@ TEST(ShmServerTest, ServesConcurrentClientsWithoutLosingWakeUps) {
   // A lost wake-up of either side stalls a call until its deadline: the loops never
   // re-read their channels on their own here, and a call fails after two seconds.
   EchoHandler handler;
-  ShmServer server(2, &handler, "test", std::chrono::hours(1));
+  ShmServer server({-1, -1}, &handler, "test", std::chrono::hours(1));
   server.Start();
   constexpr int kClients = 4, kCalls = 5000;
   std::vector<std::thread> clients;
@@ -184,7 +196,7 @@ TEST(ShmServerTest, ServesConcurrentClientsWithoutLosingWakeUps) {
   for (int c = 0; c < kClients; c++) {
     clients.emplace_back([&, c] {
       std::string error;
-      auto lease = server.Attach("client " + std::to_string(c), &error);
+      auto lease = server.Attach("client " + std::to_string(c), -1, &error);
       ASSERT_TRUE(lease) << error;
       ClientEnd end = Open(*lease);
       for (uint32_t i = 1; i <= kCalls; i++) {
@@ -201,11 +213,11 @@ TEST(ShmServerTest, ServesConcurrentClientsWithoutLosingWakeUps) {
 
 TEST(ShmServerTest, AMalformedRequestDropsOnlyItsChannel) {
   EchoHandler handler;
-  ShmServer server(1, &handler, "test");
+  ShmServer server({-1}, &handler, "test");
   server.Start();
   std::string error;
-  auto good_lease = server.Attach("good client", &error);
-  auto bad_lease = server.Attach("bad client", &error);
+  auto good_lease = server.Attach("good client", -1, &error);
+  auto bad_lease = server.Attach("bad client", -1, &error);
   ASSERT_TRUE(good_lease && bad_lease) << error;
   ClientEnd good = Open(*good_lease), bad = Open(*bad_lease);
   EXPECT_EQ(StatsCall(&good, 1), ShmChannel::Wait::kReply);
@@ -225,10 +237,10 @@ TEST(ShmServerTest, AMalformedRequestDropsOnlyItsChannel) {
 
 TEST(ShmServerTest, ADetachedChannelIsNoLongerServed) {
   EchoHandler handler;
-  ShmServer server(1, &handler, "test");
+  ShmServer server({-1}, &handler, "test");
   server.Start();
   std::string error;
-  auto lease = server.Attach("client", &error);
+  auto lease = server.Attach("client", -1, &error);
   ASSERT_TRUE(lease) << error;
   ClientEnd end = Open(*lease);
   EXPECT_EQ(StatsCall(&end, 1), ShmChannel::Wait::kReply);
@@ -240,6 +252,49 @@ TEST(ShmServerTest, ADetachedChannelIsNoLongerServed) {
   end.doorbell->Ring();
   EXPECT_EQ(end.channel->AwaitReply(milliseconds(200)), ShmChannel::Wait::kTimeout);
   EXPECT_EQ(handler.served.load(), 1);
+  server.Stop();
+  server.Wait();
+}
+
+TEST(ShmServerTest, AChannelIsServedOnALoopOfItsClientsCpu) {
+  const std::vector<int> cpus = AllowedCpus();
+  if (cpus.size() < 2) GTEST_SKIP() << "needs two CPUs";
+  CpuNotingHandler handler;
+  // Two loops on the first CPU, one on the last: a client of the last CPU gets that loop
+  // whatever the round robin would have given it.
+  ShmServer server({cpus.front(), cpus.front(), cpus.back()}, &handler, "test");
+  server.Start();
+  std::string error;
+  uint32_t seq = 0;
+  for (int cpu : {cpus.back(), cpus.front(), cpus.back(), cpus.back()}) {
+    auto lease = server.Attach("client", cpu, &error);
+    ASSERT_TRUE(lease) << error;
+    ClientEnd end = Open(*lease);
+    for (int i = 0; i < 20; i++) {
+      ASSERT_EQ(StatsCall(&end, ++seq), ShmChannel::Wait::kReply);
+      EXPECT_EQ(handler.last_cpu.load(), cpu);
+    }
+  }
+  // A client on no loop's CPU, or not pinned, is still served.
+  for (int cpu : {-1, cpus.back() + 1}) {
+    auto lease = server.Attach("client", cpu, &error);
+    ASSERT_TRUE(lease) << error;
+    ClientEnd end = Open(*lease);
+    EXPECT_EQ(StatsCall(&end, ++seq), ShmChannel::Wait::kReply);
+  }
+  server.Stop();
+  server.Wait();
+}
+
+TEST(ShmServerTest, ALoopOnACpuOutsideTheMaskServesUnpinned) {
+  EchoHandler handler;
+  ShmServer server({CPU_SETSIZE - 1}, &handler, "test");
+  server.Start();
+  std::string error;
+  auto lease = server.Attach("client", CPU_SETSIZE - 1, &error);
+  ASSERT_TRUE(lease) << error;
+  ClientEnd end = Open(*lease);
+  EXPECT_EQ(StatsCall(&end, 1), ShmChannel::Wait::kReply);
   server.Stop();
   server.Wait();
 }

@@ -123,9 +123,17 @@ TEST(WireTest, StatsReplyRoundTrip) {
 
 TEST(WireTest, AttachShmRoundTrip) {
   std::string frame;
-  EncodeAttachShm(12, &frame);
-  EXPECT_TRUE(DecodeAttachShm(BodyOf(frame, MsgType::kAttachShm, 12)));
-  EXPECT_FALSE(DecodeAttachShm("x"));
+  for (int cpu : {-1, 0, 7, 1 << 16}) {
+    EncodeAttachShm(cpu, 12, &frame);
+    int out = -2;
+    EXPECT_TRUE(DecodeAttachShm(BodyOf(frame, MsgType::kAttachShm, 12), &out));
+    EXPECT_EQ(out, cpu);
+  }
+  int cpu = 0;
+  EXPECT_FALSE(DecodeAttachShm("", &cpu));                                   // too short
+  EXPECT_FALSE(DecodeAttachShm("x", &cpu));
+  EXPECT_FALSE(DecodeAttachShm(std::string("\1\0\0\0\0", 5), &cpu));        // trailing byte
+  EXPECT_FALSE(DecodeAttachShm(std::string("\1\0\1\0", 4), &cpu));           // CPU 65537: out of range
   for (OpStatus status : {OpStatus::kOk, OpStatus::kUnsupported}) {
     EncodeAttachShmReply(status, 13, &frame);
     OpStatus out = OpStatus::kIoError;
