@@ -52,26 +52,34 @@ class CpuPlacement(unittest.TestCase):
         self.addCleanup(self.s.close)
         self.cpus = allowed_cpus()
 
-    def server_loops(self, name, np, extra=(), wrapper=()):
-        """{rank: CPUs of its pinned threads} of a running server job (stopped afterwards)."""
-        srv = self.s.start_servers(name, np, self.s.path(name), flags(rpc_threads=LOOPS) + list(extra),
-                                   wrapper=wrapper)
+    def server_loops(self, name, np, want, extra=()):
+        """{rank: CPUs of its pinned threads} of a running server job (stopped afterwards), once
+        they equal `want` or after 10 s."""
+        srv = self.s.start_servers(name, np, self.s.path(name), flags(rpc_threads=LOOPS) + list(extra))
+        # The loops start just after the ready file: once a client has been served over
+        # shared memory, they run (and have pinned themselves).
+        r = self.s.client(name + "-cli", 2, flags(share_dir=1, n=100, info_svr_uri=srv.uri))
+        self.assertEqual(r.rc, 0, r)
+        self.assertEqual({d["transport"] for d in r.docs}, {"shm"})
         found = harness.wait_until(lambda: (lambda r: r if len(r) == np else None)(ranks(srv.job, "deltameta_server")),
                                    30, "the server ranks")
-        loops = {rank: pinned_threads(pid) for rank, pid in found.items()}
+        deadline = time.monotonic() + 10
+        while True:
+            loops = {rank: pinned_threads(pid) for rank, pid in found.items()}
+            if loops == want or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
         self.assertEqual(self.s.stop_servers(srv), 0, srv.job.stderr())
         return loops
 
     def test_server_loops_take_the_cpus_in_turn(self):
-        loops = self.server_loops("svr", 2)
-        for rank in (0, 1):
-            want = sorted(self.cpus[(rank * LOOPS + i) % len(self.cpus)] for i in range(LOOPS))
-            self.assertEqual(loops[rank], want, "rank %d" % rank)
+        want = {rank: sorted(self.cpus[(rank * LOOPS + i) % len(self.cpus)] for i in range(LOOPS)) for rank in (0, 1)}
+        self.assertEqual(self.server_loops("svr", 2, want), want)
 
     def test_nothing_is_pinned_with_cpu_affinity_off(self):
         if len(self.cpus) < 2:
             self.skipTest("needs two CPUs")
-        self.assertEqual(self.server_loops("svr", 2, flags(cpu_affinity=0)), {0: [], 1: []})
+        self.assertEqual(self.server_loops("svr", 2, {0: [], 1: []}, flags(cpu_affinity=0)), {0: [], 1: []})
 
     def test_a_narrower_mask_is_respected(self):
         # Ranks restricted to one CPU: every thread stays there, and clients are served.
