@@ -81,6 +81,12 @@ std::unique_ptr<ServerSet> ServerSet::Connect(const std::string& info_uri, int c
   return set;
 }
 
+std::vector<std::string> ServerSet::addresses() const {
+  std::vector<std::string> out;
+  for (const auto& s : servers_) out.push_back(s->address());
+  return out;
+}
+
 std::string ServerSet::transport() const {
   for (const auto& s : servers_) {
     if (s->transport() != servers_[0]->transport()) return "mixed";

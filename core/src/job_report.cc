@@ -5,6 +5,7 @@
 #include <array>
 
 #include "deltameta/build_info.h"
+#include "deltameta/mpi_session.h"
 #include "deltameta/mpi_util.h"
 
 namespace deltameta {
@@ -85,6 +86,7 @@ nlohmann::json PhaseJson(const std::string& tool, const std::string& phase, cons
       {"cpu_s", {{"clients", job.client_cpu_s}, {"servers", job.server_cpu_s}}},
       {"build", JobBuildInfoJson()},
       {"host", HostInfoJson()},
+      {"placement", PlacementJson()},
   };
 }
 

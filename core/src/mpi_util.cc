@@ -12,18 +12,6 @@
 
 namespace deltameta {
 
-MpiSession::MpiSession(int* argc, char*** argv) {
-  int provided = 0;
-  MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-  MPI_Comm_size(MPI_COMM_WORLD, &size_);
-}
-
-MpiSession::~MpiSession() {
-  QuietBarrier(MPI_COMM_WORLD);
-  MPI_Finalize();
-}
-
 void QuietWait(MPI_Request* request) {
   auto pause = std::chrono::microseconds(10);
   for (;;) {

@@ -208,6 +208,7 @@ class ClientJob {
     doc["phase_index"] = index;
     doc["servers"] = servers_ ? servers_->size() : 0;
     doc["transport"] = servers_ ? servers_->transport() : "none";
+    if (servers_) doc["server_addresses"] = servers_->addresses();
     json->Append(doc);
     *errors += job.counters.errors();
     return true;
@@ -332,14 +333,7 @@ bool WantsStoreModes(int argc, char** argv) {
 }
 #endif
 
-}  // namespace
-
-int main(int argc, char** argv) {
-#ifndef DELTAMETA_CLIENT_STORE_MODES
-  if (WantsStoreModes(argc, argv)) RunStoreClient(argv);
-#endif
-  dm::KeepLargeAllocationsMapped();
-  dm::MpiSession mpi(&argc, &argv);
+int Run(const dm::MpiSession& mpi, int argc, char** argv) {
   ClientFlags flags;
   dm::FlagSet set(kTool,
                   "Metadata benchmark client job: creates and lstats --n files per MPI rank.\n"
@@ -371,4 +365,15 @@ int main(int argc, char** argv) {
     dm::PrintError(kTool, std::to_string(errors) + " operations failed verification (see the errors lines above)");
   }
   return errors == 0 && total_ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+#ifndef DELTAMETA_CLIENT_STORE_MODES
+  if (WantsStoreModes(argc, argv)) RunStoreClient(argv);
+#endif
+  dm::KeepLargeAllocationsMapped();
+  dm::MpiSession mpi(&argc, &argv);
+  return mpi.Finish(Run(mpi, argc, argv));
 }

@@ -221,11 +221,7 @@ int Compact(const dm::MpiSession& mpi, const CompactorFlags& flags, const dm::St
   return job.counters.errors() == 0 ? 0 : 1;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  dm::KeepLargeAllocationsMapped();
-  dm::MpiSession mpi(&argc, &argv);
+int Run(const dm::MpiSession& mpi, int argc, char** argv) {
   CompactorFlags flags;
   dm::FlagSet set(kTool, "DeltaFS parallel compaction job: one output partition per MPI rank.");
   RegisterFlags(&set, &flags);
@@ -239,4 +235,12 @@ int main(int argc, char** argv) {
   params["ranks"] = mpi.size();
   params["store"] = options.ToJson();
   return Compact(mpi, flags, options, params);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  dm::KeepLargeAllocationsMapped();
+  dm::MpiSession mpi(&argc, &argv);
+  return mpi.Finish(Run(mpi, argc, argv));
 }

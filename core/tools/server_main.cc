@@ -169,11 +169,7 @@ int Serve(const dm::MpiSession& mpi, const ServerFlags& flags, const dm::StoreOp
   return s.ok() ? 0 : 1;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  dm::KeepLargeAllocationsMapped();
-  dm::MpiSession mpi(&argc, &argv);
+int Run(const dm::MpiSession& mpi, int argc, char** argv) {
   ServerFlags flags;
   dm::FlagSet set(kTool, "Metadata server job: one partition per MPI rank, stopped by SIGINT/SIGTERM.");
   RegisterFlags(&set, &flags);
@@ -186,4 +182,12 @@ int main(int argc, char** argv) {
   options.checked_creates = !flags.use_existing_fs && !flags.skip_fs_checks;
   if (mpi.rank() == 0) PrintHeader(flags, options, mpi.size());
   return Serve(mpi, flags, options);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  dm::KeepLargeAllocationsMapped();
+  dm::MpiSession mpi(&argc, &argv);
+  return mpi.Finish(Run(mpi, argc, argv));
 }

@@ -44,6 +44,8 @@ class ServerSet {
   uint32_t size() const { return static_cast<uint32_t>(servers_.size()); }
   // The transport of every connection ("shm", "unix" or "tcp"), or "mixed".
   std::string transport() const;
+  // The "host:port" each partition's server was reached at, in partition order.
+  std::vector<std::string> addresses() const;
   RpcClient* server(uint32_t partition) { return servers_[partition].get(); }
   // Sum over servers of their CPU seconds so far; and, with count_entries, of their entries.
   bool QueryStats(bool count_entries, double* cpu_s, uint64_t* entries, std::string* error);

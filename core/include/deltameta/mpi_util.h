@@ -6,19 +6,9 @@
 
 #include <string>
 
+#include "deltameta/mpi_session.h"
+
 namespace deltameta {
-
-// Initialises MPI (threads: funneled) and finalises it on destruction.
-class MpiSession {
- public:
-  MpiSession(int* argc, char*** argv);
-  ~MpiSession();
-  int rank() const { return rank_; }
-  int size() const { return size_; }
-
- private:
-  int rank_ = 0, size_ = 1;
-};
 
 // Completes `request`, sleeping between tests (10 us growing to 1 ms).
 void QuietWait(MPI_Request* request);

@@ -107,5 +107,5 @@ int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);
   testing::TestEventListeners& listeners = testing::UnitTest::GetInstance()->listeners();
   if (mpi.rank() != 0) delete listeners.Release(listeners.default_result_printer());
-  return RUN_ALL_TESTS();
+  return mpi.Finish(RUN_ALL_TESTS());
 }

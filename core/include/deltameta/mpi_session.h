@@ -1,0 +1,63 @@
+// An MPI job's lifetime in one object: MPI_Init with the transports that cannot hang on
+// this job's placement, and an end that cannot hang either.
+//
+// MPICH here runs over UCX 1.13, whose TCP transport can hang in MPI_Finalize: a rank's
+// disconnect waits for a peer that has already moved on to the launcher's final barrier and
+// no longer progresses (seen in 2 of 5 four-rank jobs on one host with UCX_TLS=tcp,self, in
+// 5 of 6 compactions in a container without cross-memory attach, where UCX sends large
+// messages over TCP, and in every run across containers). So:
+//  - a job whose ranks all share one host (the launcher says so: Hydra's MPI_LOCALNRANKS
+//    equal to PMI_SIZE, or Slurm's SLURM_STEP_NUM_NODES=1) gets UCX_TLS=self,sm unless the
+//    user set UCX_TLS: shared memory only, with cross-memory attach where the host allows it;
+//  - any other job (ranks on several hosts, or a transport list the user chose) ends, once
+//    every rank has finished its work, by telling the process manager it is done (PMI-1
+//    `finalize`, the same message MPI_Finalize ends with) and exiting, without UCX's
+//    disconnect. Nothing is lost: a rank's results are written before it gets there.
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace deltameta {
+
+class MpiSession {
+ public:
+  MpiSession(int* argc, char*** argv);
+  // Ends the job as Finish(0) would, if Finish was not called.
+  ~MpiSession();
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  // True when this job's transports are shared memory alone (set by this session or the user).
+  bool shared_memory_only() const { return shared_memory_only_; }
+
+  // Collective: waits (quietly) until every rank got here, then ends MPI. Returns
+  // `exit_code` after MPI_Finalize, or exits the process with it (see the top of this file).
+  int Finish(int exit_code);
+
+ private:
+  int rank_ = 0, size_ = 1;
+  bool shared_memory_only_ = false;
+  bool finished_ = false;
+};
+
+// Where the ranks of the (only) session of this process run, for its results:
+// {"rank_hosts": [host name of rank 0, 1, ...] (gathered at MPI_Init; empty on ranks other
+// than 0), "hosts": distinct host count, "ucx_tls": the UCX transport list or "default"}.
+nlohmann::json PlacementJson();
+
+// The UCX transports for a job, from the launcher's environment: "self,sm" when every rank
+// is on this host and the user set no UCX_TLS; empty otherwise (leave UCX's choice).
+const char* SameHostTransports();
+
+// Tells the PMI-1 process manager on `pmi_fd` that this rank is done (finalize and its
+// acknowledgement). False if it does not answer as expected.
+bool PmiFinalize(int pmi_fd);
+
+}  // namespace deltameta
