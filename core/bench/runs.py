@@ -167,14 +167,25 @@ class Run:
     def env(self, base):
         return dict(base, **self.env_overrides)
 
-    def client(self, label, ranks, flags, env=None):
+    def hosts(self, role):
+        """Where a job runs when the hostfile has several hosts: IndexFS servers ("servers") on
+        the first host and their clients ("clients") on the others; any other job (None: the
+        DeltaFS writers, compactors, read-only servers and their clients) on every host."""
+        hosts = self.launcher.hosts
+        if not self.launcher.spans_hosts() or role is None:
+            return None
+        return hosts[:1] if role == "servers" else hosts[1:]
+
+    def client(self, label, ranks, flags, env=None, role=None):
         path = os.path.join(self.work, label + ".jsonl")
         return run_job(self.launcher, label, ranks, self.env(env or {}), "client", flags, path, self.log,
-                       self.timeout)
+                       self.timeout, self.hosts(role))
 
-    def servers(self, ranks, db, env, **flags):
+    def servers(self, ranks, db, env, role=None, **flags):
+        if self.launcher.spans_hosts():
+            flags["rpc_ip"] = "host"  # each rank listens on its own host's address
         return ServerJob(self.launcher, ranks, self.env(env), dict(SERVER_FLAGS, db=db, **flags),
-                         os.path.join(self.work, "servers.ready"), self.log)
+                         os.path.join(self.work, "servers.ready"), self.log, hosts=self.hosts(role))
 
 
 def client_flags(n, **more):
@@ -182,15 +193,16 @@ def client_flags(n, **more):
 
 
 def indexfs(run, ranks, servers, n):
-    with run.servers(servers, run.store("servers", os.path.join(run.work, "svr")), SERVER_ENV) as s:
-        return run.client("indexfs", ranks, client_flags(n, read_phases=1, info_svr_uri=s.uri))
+    with run.servers(servers, run.store("servers", os.path.join(run.work, "svr")), SERVER_ENV, "servers") as s:
+        return run.client("indexfs", ranks, client_flags(n, read_phases=1, info_svr_uri=s.uri), role="clients")
 
 
 def indexfs_bulk(run, ranks, servers, n):
     svr = run.store("servers", os.path.join(run.work, "svr"))
     cli = run.store("tables", os.path.join(run.work, "cli"))
-    with run.servers(servers, svr, SERVER_ENV) as s:
-        return run.client("indexfs-bulk", ranks, client_flags(n, bk=1, db=cli, read_phases=1, info_svr_uri=s.uri))
+    with run.servers(servers, svr, SERVER_ENV, "servers") as s:
+        return run.client("indexfs-bulk", ranks, client_flags(n, bk=1, db=cli, read_phases=1, info_svr_uri=s.uri),
+                          role="clients")
 
 
 def deltafs_write(run, ranks, n, origin):
@@ -252,9 +264,9 @@ def main():
     a = p.parse_args()
     stop_on_signals()
     overrides = dict(kv.split("=", 1) for kv in a.env)
-    launcher = Launcher(os.path.abspath(a.bin), a.mpiexec, a.hostfile)
     with open(a.log, "a") as log:
         try:
+            launcher = Launcher(os.path.abspath(a.bin), a.mpiexec, a.hostfile)
             storage = Storage(launcher, log, a.timeout, a.storage_root, a.storage_base, a.ceph_conf)
             run = Run(launcher, a.work, log, a.timeout, overrides, storage)
             if a.run == "indexfs":

@@ -15,6 +15,7 @@
 #include "deltameta/mpi_util.h"
 #include "deltameta/rpc_server.h"
 #include "deltameta/store.h"
+#include "deltameta/transport.h"
 
 namespace dm = deltameta;
 
@@ -42,7 +43,9 @@ void RegisterFlags(dm::FlagSet* f, ServerFlags* s) {
   f->Bool("skip_fs_checks", &s->skip_fs_checks, "skip the existence check before each create");
   f->Int("ports_per_rank", &s->ports_per_rank, 1, 16, "listening ports per rank (clients spread over them)");
   f->Int("rpc_threads", &s->rpc_threads, 1, 64, "event-loop threads per rank");
-  f->String("rpc_ip", &s->rpc_ip, "address the ranks listen on (the info endpoint too)");
+  f->String("rpc_ip", &s->rpc_ip,
+            "address the ranks listen on (the info endpoint too); host: each rank's host's own address, "
+            "for ranks on several hosts");
   f->Int("info_port", &s->info_port, 0, 65535, "info endpoint port on rank 0 (0: any free port; see --ready_file)");
   f->String("ready_file", &s->ready_file,
             "when every rank listens, rank 0 writes the info URI to this file (removed at exit)");
@@ -123,15 +126,16 @@ int Serve(const dm::MpiSession& mpi, const ServerFlags& flags, const dm::StoreOp
 
   // Every rank listens, then all addresses are exchanged so any rank can answer info.
   char mine[kAddressSlot * 16] = {0};
-  bool ok = true;
+  std::string ip = flags.rpc_ip;
+  bool ok = ip != "host" || dm::HostAddress(&ip, &error);
   for (int p = 0; p < flags.ports_per_rank && ok; p++) {
-    uint16_t port = rpc.Listen(flags.rpc_ip, 0, &error);
+    uint16_t port = rpc.Listen(ip, 0, &error);
     ok = port != 0;
-    std::snprintf(mine + p * kAddressSlot, kAddressSlot, "%s:%u", flags.rpc_ip.c_str(), port);
+    std::snprintf(mine + p * kAddressSlot, kAddressSlot, "%s:%u", ip.c_str(), port);
   }
   uint16_t info_port = 0;
   if (ok && mpi.rank() == 0) {
-    info_port = rpc.Listen(flags.rpc_ip, static_cast<uint16_t>(flags.info_port), &error);
+    info_port = rpc.Listen(ip, static_cast<uint16_t>(flags.info_port), &error);
     ok = info_port != 0;
     if (!ok) error += " (the info port: is another server running? pick another --info_port)";
   }
@@ -149,7 +153,7 @@ int Serve(const dm::MpiSession& mpi, const ServerFlags& flags, const dm::StoreOp
 
   // Listening sockets queue connections already, so readiness can be published before
   // the loops start.
-  const std::string uri = "tcp://" + flags.rpc_ip + ":" + std::to_string(info_port);
+  const std::string uri = "tcp://" + ip + ":" + std::to_string(info_port);
   ok = mpi.rank() != 0 || flags.ready_file.empty() || WriteReadyFile(flags.ready_file, uri + "\n", &error);
   if (!dm::AllRanksOk(ok, kTool, error, MPI_COMM_WORLD)) return abandon();
   rpc.Start();

@@ -38,3 +38,17 @@ def test_client_over_its_time_limit_is_stopped_with_its_servers(workflow_in):
     assert res.returncode != 0
     assert "did not finish within 10 s" in res.stderr
     assert deltameta_processes(workflow_in.workdir) == []
+
+
+def test_runs_on_fewer_hosts_than_required_fail_validation(workflow_in):
+    res = workflow_in.run(overrides={"systems": ["deltafs"], "client_ranks": [1], "repetitions": 1,
+                                     "mpi": {"mpiexec": "mpiexec", "hostfile": "", "min_hosts": 2}})
+    assert res.returncode != 0
+    assert "deltafs insert with 1 client ranks, repetition 1: ranks on 1 host(s), mpi.min_hosts is 2" in res.stderr
+
+
+def test_an_unreadable_hostfile_is_named(workflow_in):
+    res = workflow_in.run(overrides={"systems": ["indexfs"], "client_ranks": [1], "repetitions": 1,
+                                     "mpi": {"mpiexec": "mpiexec", "hostfile": workflow_in.path("nohosts")}})
+    assert res.returncode != 0
+    assert "hostfile " + workflow_in.path("nohosts") + ": No such file or directory" in res.stderr

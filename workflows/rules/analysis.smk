@@ -9,6 +9,7 @@ rule validate:
         "results/validation.json",
     params:
         files_per_rank=N,
+        min_hosts=config["mpi"].get("min_hosts", 1),
     log:
         "results/logs/validate.log",
     message:
@@ -37,6 +38,7 @@ rule provenance:
     input:
         tools="results/core/tools.json",
         validation="results/validation.json",
+        runs=all_run_results(),
     output:
         "results/provenance.json",
     params:

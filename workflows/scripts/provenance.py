@@ -1,6 +1,8 @@
 """Snakemake script of rule provenance: what produced these results (configuration, git
-revision, tool and library versions, storage, host) in results/provenance.json."""
+revision, tool and library versions, storage, host, the image when run in the deltameta
+image, and the host of every rank of every phase) in results/provenance.json."""
 import json
+import os
 import platform
 import subprocess
 import sys
@@ -16,21 +18,48 @@ def main(sm):
     with open(sm.input.tools) as f:
         tools = json.load(f)
     packages = {p: metadata.version(p) for p in ("snakemake", "matplotlib") if _installed(p)}
+    image = container_image()
     doc = {
         "config": dict(sm.params.config),
-        "git_revision": git(sm.params.repo, "rev-parse", "HEAD"),
-        "git_dirty": bool(git(sm.params.repo, "status", "--porcelain")),
+        "git_revision": image["core_revision"] if image else git(sm.params.repo, "rev-parse", "HEAD"),
+        "git_dirty": image["core_revision"].endswith("-dirty") if image else
+        bool(git(sm.params.repo, "status", "--porcelain")),
+        "image": image,
         "tools": tools,
         "storage": storage(sm.params.storage),
         "python": sys.version.split()[0],
         "python_packages": packages,
         "host": {"hostname": platform.node(), "kernel": platform.release(), "machine": platform.machine()},
+        "placement": placement(sm.input.runs),
         "note": "every phase result in results/runs/ also carries its binary's build and host info",
     }
     with open(sm.output[0], "w") as f:
         json.dump(doc, f, indent=1, default=str)
     with open(sm.log[0], "w") as log:
         log.write("ok\n")
+
+
+def container_image():
+    """What the deltameta image says of itself (docker/build-core.sh), when run in it."""
+    path = os.environ.get("DELTAMETA_IMAGE_INFO")
+    if not path:
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def placement(run_files):
+    """{run result file: {phase: host of every rank, and the servers' addresses}}."""
+    out = {}
+    for path in run_files:
+        with open(path) as f:
+            for line in f:
+                if line.strip():
+                    d = json.loads(line)
+                    where = d.get("placement") or {}
+                    out.setdefault(path, {})[d["phase"]] = {"rank_hosts": where.get("rank_hosts", []),
+                                                             "server_addresses": d.get("server_addresses", [])}
+    return out
 
 
 def storage(info):

@@ -12,7 +12,7 @@ PATH = re.compile(
 COLUMNS = ["system", "phase", "storage", "client_ranks", "servers", "files_per_rank", "repetition", "ops",
            "expected_ops", "errors", "elapsed_s", "throughput_mops", "micros_per_op", "lat_min_us", "lat_q1_us",
            "lat_median_us", "lat_q3_us", "lat_q90_us", "lat_q99_us", "lat_max_us", "cpu_clients_s",
-           "cpu_servers_s", "rank_min_s", "rank_max_s", "git_revision"]
+           "cpu_servers_s", "rank_min_s", "rank_max_s", "git_revision", "hosts"]
 QUANTILES = ["min", "q1", "median", "q3", "q90", "q99", "max"]
 
 
@@ -50,6 +50,7 @@ def rows(paths):
                            **{f"lat_{q}_us": lat.get(q, "") for q in QUANTILES},
                            cpu_clients_s=d["cpu_s"]["clients"], cpu_servers_s=d["cpu_s"]["servers"],
                            rank_min_s=d["balance"]["rank_min_s"], rank_max_s=d["balance"]["rank_max_s"],
-                           git_revision=d["build"]["git_revision"])
+                           git_revision=d["build"]["git_revision"],
+                           hosts=(d.get("placement") or {}).get("hosts", 1))
             except (KeyError, TypeError, json.JSONDecodeError) as e:
                 raise ValueError(f"{path}:{number}: malformed phase result ({e!r})")

@@ -26,6 +26,8 @@ def main(sm):
             problems.append(f"{what}: {r['ops']} ops, expected {r['expected_ops']}")
         if r["throughput_mops"] <= 0:
             problems.append(f"{what}: no throughput measured")
+        if r["hosts"] < sm.params.min_hosts:
+            problems.append(f"{what}: ranks on {r['hosts']} host(s), mpi.min_hosts is {sm.params.min_hosts}")
     for key, phases in seen.items():
         missing = EXPECTED_PHASES[key[0]] - phases
         if key[0] != "deltafs" and missing:

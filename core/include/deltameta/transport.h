@@ -24,4 +24,8 @@ bool ParseTransport(const std::string& name, Transport* t);
 // The abstract socket name (leading NUL byte included) of the listener at host:port.
 std::string LocalSocketName(const std::string& host, uint16_t port);
 
+// The IPv4 address this host's name resolves to (what `--rpc_ip=host` listens on: on a
+// cluster, the address other hosts reach this one at). False with *error if it has none.
+bool HostAddress(std::string* ip, std::string* error);
+
 }  // namespace deltameta

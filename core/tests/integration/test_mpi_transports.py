@@ -1,6 +1,7 @@
 # How jobs choose and end their MPI transports (mpi_session.h): a job on one host runs over
 # shared memory alone, and a job over UCX's TCP transport (what ranks on several hosts use)
-# ends without hanging, keeping its exit code and its results.
+# ends without hanging, keeping its exit code and its results; servers for ranks on several
+# hosts listen on their own host's address.
 import os
 import socket
 import unittest
@@ -47,6 +48,14 @@ class MpiTransports(unittest.TestCase):
             self.assertEqual(r.rc, 0, r)
             self.assertEqual(r.docs[0]["ops"], N * RANKS)
             self.assertEqual(r.docs[0]["placement"]["ucx_tls"], "tcp,self")
+
+    def test_servers_listen_on_their_hosts_address_with_rpc_ip_host(self):
+        srv = self.s.start_servers("svr", 2, self.s.path("svr"), flags(rpc_ip="host", skip_fs_checks=1))
+        self.assertEqual(srv.host, socket.gethostbyname(socket.gethostname()))
+        r = self.s.client("cli", 2, flags(share_dir=1, n=500, read_phases=1, info_svr_uri=srv.uri))
+        self.assertEqual(r.rc, 0, r)
+        self.assertEqual([a.rsplit(":", 1)[0] for a in r.docs[0]["server_addresses"]], [srv.host] * 2)
+        self.assertEqual(self.s.stop_servers(srv), 0)
 
     def test_a_failing_job_over_tcp_keeps_its_exit_code(self):
         r = self.s.compactor("compact", RANKS, flags(src_dir=self.s.path("missing"), dst_dir=self.s.path("dst")),
