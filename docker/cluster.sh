@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The multi-node cluster on this Docker host (docker/compose.yaml):
+#   docker/cluster.sh up [--nodes N] [--out DIR]   start N nodes (default 3) and wait until
+#                                                   each runs sshd and a Ceph OSD
+#   docker/cluster.sh run [SNAKEMAKE ARGS]          the workflow's multi-node profile from the
+#                                                   head (ranks on every node, stores in RADOS)
+#   docker/cluster.sh exec CMD...                   a command on the head
+#   docker/cluster.sh down                          remove containers, network and volume
+# Environment: DELTAMETA_IMAGE (default deltameta), DELTAMETA_CLUSTER (the Compose project,
+# default deltameta).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+project=${DELTAMETA_CLUSTER:-deltameta}
+die() { echo "cluster: $*" >&2; exit 2; }
+compose() { docker compose -f "$here/compose.yaml" -p "$project" "$@"; }
+
+up() {
+  local nodes=3 out=$PWD/out
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --nodes) nodes=$2; shift 2 ;;
+      --out) out=$2; shift 2 ;;
+      *) die "unknown option $1 (up takes --nodes N and --out DIR)" ;;
+    esac
+  done
+  [[ "$nodes" =~ ^[0-9]+$ ]] && [ "$nodes" -ge 2 ] || die "--nodes must be a number of at least 2, not '$nodes'"
+  docker image inspect "${DELTAMETA_IMAGE:-deltameta}" >/dev/null 2>&1 ||
+    die "no image ${DELTAMETA_IMAGE:-deltameta}: build it first (docker/README.md)"
+  mkdir -p "$out" && out=$(cd "$out" && pwd)
+  DELTAMETA_OUT=$out compose up -d --scale node=$((nodes - 1)) >/dev/null
+  local deadline=$((SECONDS + 180)) ready=0
+  while [ $SECONDS -lt $deadline ]; do
+    ready=$(compose exec -T head sh -c 'ls /cluster/ready 2>/dev/null | wc -l' 2>/dev/null || echo 0)
+    [ "$ready" -ge "$nodes" ] && break
+    sleep 1
+  done
+  [ "$ready" -ge "$nodes" ] ||
+    die "only $ready of $nodes nodes became ready within 180 s (logs: docker/cluster.sh exec cat /cluster/log/*)"
+  echo "cluster: $nodes nodes ready (results go to $out)"
+}
+
+run() {
+  compose exec -T head /opt/deltameta/docker/entrypoint.sh cluster-run "$@"
+}
+
+cmd=${1:-}
+[ $# -eq 0 ] || shift
+case "$cmd" in
+  up) up "$@" ;;
+  run) run "$@" ;;
+  exec) compose exec -T head "$@" ;;
+  down) DELTAMETA_OUT=/nonexistent compose down -v --remove-orphans --timeout 20 >/dev/null 2>&1
+        echo "cluster: removed $project" ;;
+  *) die "usage: $0 up [--nodes N] [--out DIR] | run [SNAKEMAKE ARGS] | exec CMD... | down" ;;
+esac

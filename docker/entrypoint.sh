@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The image's entry point (under tini, which reaps exited daemons and ranks).
+#   run [SNAKEMAKE ARGS]   the workflow on this container alone, into /out (mount a host
+#                          folder there): results/, paper/figures/, paper/results-table.md and
+#                          results/report.html, owned by the owner of /out
+#   node head|node         a node of the multi-node cluster (docker/compose.yaml; node.sh)
+#   cluster-run [ARGS]     on the head node: the workflow's multi-node profile over every
+#                          ready node (docker/cluster.sh run)
+#   anything else          run as given (e.g. bash)
+# A --configfile given as a path inside the workflow (config/profiles/smoke.yaml) is found
+# there; the image's own tools are always the ones used (core.build: installed).
+set -euo pipefail
+WORKFLOW=/opt/deltameta/workflow
+export DELTAMETA_IMAGE_INFO=/opt/deltameta/image.json
+
+die() { echo "deltameta: $*" >&2; exit 2; }
+
+# Re-runs this script as the owner of /out when that is not root, so that what the
+# workflow writes belongs to the user who mounted the folder.
+as_owner_of_out() {
+  local uid gid
+  uid=$(stat -c %u /out) gid=$(stat -c %g /out)
+  if [ "$(id -u)" -ne 0 ] || [ "$uid" -eq 0 ]; then return 0; fi
+  getent group "$gid" >/dev/null || groupadd -g "$gid" deltameta
+  getent passwd "$uid" >/dev/null || useradd -M -d /tmp/deltameta-home -u "$uid" -g "$gid" -s /bin/bash deltameta
+  mkdir -p /tmp/deltameta-home && chown "$uid:$gid" /tmp/deltameta-home
+  exec setpriv --reuid="$uid" --regid="$gid" --init-groups env HOME=/tmp/deltameta-home "$0" "$@"
+}
+
+run_workflow() {
+  mountpoint -q /out && [ -w /out ] ||
+    die "/out is not a writable folder mounted from the host: mount one, e.g. docker run -v \"\$PWD/out:/out\" ..."
+  local args=() in_configfiles=0 configfiles=()
+  for a in "$@"; do
+    if [ "$a" = --configfile ] || [ "$a" = --configfiles ]; then in_configfiles=1; continue; fi
+    if [ $in_configfiles = 1 ] && [ "${a#-}" = "$a" ]; then
+      if [ ! -e "$a" ] && [ -e "$WORKFLOW/$a" ]; then a=$WORKFLOW/$a; fi
+      configfiles+=("$a"); continue
+    fi
+    in_configfiles=0
+    args+=("$a")
+  done
+  configfiles+=(/opt/deltameta/docker/image-config.yaml)
+  cd /out
+  snakemake -s "$WORKFLOW/Snakefile" --cores all --configfile "${configfiles[@]}" "${args[@]}"
+  snakemake -s "$WORKFLOW/Snakefile" --cores all --configfile "${configfiles[@]}" "${args[@]}" \
+    --report results/report.html
+  echo "deltameta: results in $(pwd)/results (summary.csv, report.html), figures in $(pwd)/paper/figures"
+}
+
+# The multi-node profile over the nodes that are up (the head first), as root, since MPI's
+# launcher logs into every node as root; what it writes is then given to the owner of /out.
+cluster_run() {
+  [ -s /cluster/ceph/ceph.conf ] || die "cluster-run is for the head node of docker/compose.yaml (no /cluster/ceph/ceph.conf)"
+  local head node owner
+  head=$(hostname)
+  {
+    cat "/cluster/nodes/$head"
+    for node in /cluster/ready/*; do
+      node=$(basename "$node")
+      [ "$node" = "$head" ] || cat "/cluster/nodes/$node"
+    done
+  } > /cluster/hostfile
+  owner=$(stat -c %u:%g /out)
+  trap 'chown -R "$owner" /out/results /out/paper /out/.snakemake 2>/dev/null || true' EXIT
+  run_workflow --configfile config/profiles/multi-node.yaml "$@"
+}
+
+cmd=${1:-run}
+[ $# -eq 0 ] || shift
+case "$cmd" in
+  run) as_owner_of_out run "$@"; run_workflow "$@" ;;
+  node) exec /opt/deltameta/docker/node.sh "$@" ;;
+  cluster-run) cluster_run "$@" ;;
+  *) exec "$cmd" "$@" ;;
+esac

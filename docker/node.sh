@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Start-up of a node of the multi-node cluster (docker/compose.yaml). Every node shares the
+# /cluster volume and /out. Steps, each a function a later role can extend:
+#   every node   sshd with the cluster's key, its address in /cluster/nodes/HOSTNAME
+#   head         first: the cluster's ssh key and Ceph monitor, /cluster/ceph/ceph.conf
+#   every node   a Ceph OSD (in-memory store, saved when the node stops), then ready:
+#                /cluster/ready/HOSTNAME
+# The key is made when the cluster starts, never baked into the image. On SIGTERM (docker
+# stop) the node stops its daemons cleanly, OSD before monitor.
+#   node.sh head|node
+set -euo pipefail
+role=${1:-node}
+[ "$role" = head ] || [ "$role" = node ] || { echo "node.sh: role must be head or node, not '$role'" >&2; exit 2; }
+C=/cluster
+host=$(hostname)
+addr=$(hostname -I | awk '{print $1}')
+state=/var/lib/deltameta   # this container's own state (kept across docker stop/start)
+mkdir -p "$state" "$C/nodes" "$C/ready" "$C/log"
+log() { echo "node.sh[$host]: $*" | tee -a "$C/log/$host.log" >&2; }
+wait_for_file() {  # wait_for_file PATH SECONDS
+  local deadline=$((SECONDS + $2))
+  until [ -s "$1" ]; do
+    [ $SECONDS -lt $deadline ] || { log "gave up waiting for $1"; exit 1; }
+    sleep 0.2
+  done
+}
+
+pids=()
+stop_all() {
+  log "stopping"
+  rm -f "$C/ready/$host"
+  local i
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do kill -TERM "${pids[i]}" 2>/dev/null || true; wait "${pids[i]}" 2>/dev/null || true; done
+  exit 0
+}
+trap stop_all TERM INT
+
+start_ssh() {
+  if [ "$role" = head ] && [ ! -s "$C/ssh/id_ed25519" ]; then
+    mkdir -p "$C/ssh" && chmod 700 "$C/ssh"
+    ssh-keygen -q -t ed25519 -N "" -C "deltameta-cluster" -f "$C/ssh/id_ed25519"
+  fi
+  wait_for_file "$C/ssh/id_ed25519.pub" 60
+  ssh-keygen -A >/dev/null
+  mkdir -p /root/.ssh /run/sshd && chmod 700 /root/.ssh
+  cp "$C/ssh/id_ed25519.pub" /root/.ssh/authorized_keys
+  cat > /root/.ssh/config <<CONF
+Host *
+  IdentityFile $C/ssh/id_ed25519
+  StrictHostKeyChecking no
+  UserKnownHostsFile /dev/null
+  LogLevel ERROR
+  ConnectTimeout 10
+  ServerAliveInterval 5
+  ServerAliveCountMax 3
+CONF
+  /usr/sbin/sshd -D -e -o PermitRootLogin=prohibit-password -o PasswordAuthentication=no \
+    -o SetEnv=DELTAMETA_NODE=1 >>"$C/log/$host.sshd.log" 2>&1 &
+  pids+=($!)
+  echo "$addr" > "$C/nodes/$host"
+}
+
+start_ceph_monitor() {
+  local dir=$C/ceph
+  mkdir -p "$dir" "$state/mon"
+  if [ ! -s "$state/mon/fsid" ]; then
+    local fsid
+    fsid=$(python3 -c 'import uuid; print(uuid.uuid4())')
+    rm -f "$dir/ceph.conf"
+    write_ceph_conf "$fsid" "$dir/ceph.conf.new"
+    monmaptool --create --clobber --fsid "$fsid" --addv "$host" "[v2:$addr:3300]" "$state/monmap" >/dev/null
+    ceph-mon -c "$dir/ceph.conf.new" -i "$host" --mkfs --monmap "$state/monmap" --mon-data "$state/mon/data" >/dev/null
+    echo "$fsid" > "$state/mon/fsid"
+    mv "$dir/ceph.conf.new" "$dir/ceph.conf"
+  fi
+  ceph-mon -c "$dir/ceph.conf" -i "$host" -f --mon-data "$state/mon/data" --public-addr "$addr" \
+    >>"$C/log/$host.mon.log" 2>&1 &
+  pids+=($!)
+  until timeout 25 ceph -c "$dir/ceph.conf" --connect-timeout 20 mon stat >/dev/null 2>&1; do sleep 0.5; done
+  timeout 60 ceph -c "$dir/ceph.conf" osd pool create deltameta 32 >/dev/null 2>&1 || true
+}
+
+write_ceph_conf() {  # write_ceph_conf FSID PATH
+  cat > "$2" <<CONF
+[global]
+fsid = $1
+mon host = v2:$addr:3300
+ms bind ipv6 = false
+auth cluster required = none
+auth service required = none
+auth client required = none
+osd objectstore = memstore
+memstore device bytes = $((${DELTAMETA_OSD_MEMORY_MB:-1024} * 1024 * 1024))
+osd pool default size = 1
+osd pool default min size = 1
+osd crush chooseleaf type = 0
+mon allow pool size one = true
+mon allow pool delete = true
+mon warn on pool no redundancy = false
+rados osd op timeout = 30
+rados mon op timeout = 30
+client mount timeout = 30
+log file = /var/log/ceph/\$cluster-\$name.log
+CONF
+}
+
+start_ceph_osd() {
+  wait_for_file "$C/ceph/ceph.conf" 120
+  local conf=$C/ceph/ceph.conf id
+  if [ -s "$state/osd/whoami" ] && [ "$(cat "$state/osd/fsid.cluster" 2>/dev/null)" = "$(awk '$1 == "fsid" {print $3}' "$conf")" ]; then
+    id=$(cat "$state/osd/whoami")
+  else
+    rm -rf "$state/osd" && mkdir -p "$state/osd/data"
+    local uuid
+    uuid=$(python3 -c 'import uuid; print(uuid.uuid4())')
+    id=$(timeout 60 ceph -c "$conf" --connect-timeout 50 osd new "$uuid")
+    ceph-osd -c "$conf" -i "$id" --mkfs --osd-uuid "$uuid" --osd-data "$state/osd/data" >/dev/null 2>&1
+    echo "$id" > "$state/osd/whoami"
+    awk '$1 == "fsid" {print $3}' "$conf" > "$state/osd/fsid.cluster"
+  fi
+  ceph-osd -c "$conf" -i "$id" -f --osd-data "$state/osd/data" --public-addr "$addr" --cluster-addr "$addr" \
+    >>"$C/log/$host.osd.log" 2>&1 &
+  pids+=($!)
+  until timeout 25 ceph -c "$conf" --connect-timeout 20 osd dump 2>/dev/null | grep -q "^osd.$id up"; do sleep 0.5; done
+}
+
+start_ssh
+[ "$role" = head ] && start_ceph_monitor
+start_ceph_osd
+touch "$C/ready/$host"
+log "ready ($role, $addr)"
+while :; do sleep 3600 & wait $! || true; done
