@@ -138,7 +138,8 @@ class ServerJob:
                                f"{failure_cause(self.hosts)} (see {self.log.name})")
             if time.monotonic() > deadline:
                 stop(self.proc)
-                raise JobError(f"servers not ready within {self.ready_timeout} s (see {self.log.name})")
+                raise JobError(f"servers not ready within {self.ready_timeout} s{failure_cause(self.hosts)} "
+                               f"(see {self.log.name})")
             time.sleep(0.05)
         with open(self.ready_file) as f:
             self.uri = f.read().strip()

@@ -185,7 +185,8 @@ class Run:
         if self.launcher.spans_hosts():
             flags["rpc_ip"] = "host"  # each rank listens on its own host's address
         return ServerJob(self.launcher, ranks, self.env(env), dict(SERVER_FLAGS, db=db, **flags),
-                         os.path.join(self.work, "servers.ready"), self.log, hosts=self.hosts(role))
+                         os.path.join(self.work, "servers.ready"), self.log, min(120, self.timeout),
+                         hosts=self.hosts(role))
 
 
 def client_flags(n, **more):

@@ -255,17 +255,22 @@ TEST_F(RadosFsTest, LocksAreExclusive) {
 
 TEST_F(RadosFsTest, AnotherProcessSeesTheTree) {
   ASSERT_TRUE(env_->CreateDir(P("shared")).ok());
-  WriteFile("shared/one", "1");
-  WriteFile("shared/two", "2");
+  WriteFile("shared/000001.sst", "1");
+  WriteFile("shared/CURRENT", "2");
   const std::string out = "/tmp/deltameta-rados-list-" + std::to_string(getpid());
   const std::string command = std::string(STORAGE_TOOL) + " ls " + root_.Child("shared").uri() + " > " + out;
   ASSERT_EQ(std::system(command.c_str()), 0);
   std::string listed;
   ASSERT_TRUE(rocksdb::ReadFileToString(rocksdb::Env::Default(), out, &listed).ok());
   std::remove(out.c_str());
-  EXPECT_EQ(listed, "one\ntwo\n");
+  EXPECT_EQ(listed, "000001.sst\nCURRENT\n");
   ASSERT_EQ(std::system((std::string(STORAGE_TOOL) + " rm " + root_.Child("shared").uri()).c_str()), 0);
   EXPECT_TRUE(env_->FileExists(P("shared")).IsNotFound());
+  // What deltameta did not write stays.
+  ASSERT_TRUE(env_->CreateDir(P("foreign")).ok());
+  WriteFile("foreign/notes", "mine");
+  EXPECT_NE(std::system((std::string(STORAGE_TOOL) + " rm " + root_.Child("foreign").uri() + " 2>/dev/null").c_str()), 0);
+  EXPECT_TRUE(env_->FileExists(P("foreign/notes")).ok());
 }
 
 TEST_F(RadosFsTest, StoreWithIngestedTablesLivesInRados) {
