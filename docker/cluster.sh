@@ -12,7 +12,10 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 project=${DELTAMETA_CLUSTER:-deltameta}
 die() { echo "cluster: $*" >&2; exit 2; }
-compose() { docker compose -f "$here/compose.yaml" -p "$project" "$@"; }
+# Compose v2 (docker compose) where installed, else the standalone docker-compose.
+if docker compose version >/dev/null 2>&1; then compose_cmd=(docker compose); else compose_cmd=(docker-compose); fi
+# The results folder only matters to `up`; other commands name the running project.
+compose() { DELTAMETA_OUT=${DELTAMETA_OUT:-/unused} "${compose_cmd[@]}" -f "$here/compose.yaml" -p "$project" "$@"; }
 
 up() {
   local nodes=3 out=$PWD/out
@@ -49,7 +52,7 @@ case "$cmd" in
   up) up "$@" ;;
   run) run "$@" ;;
   exec) compose exec -T head "$@" ;;
-  down) DELTAMETA_OUT=/nonexistent compose down -v --remove-orphans --timeout 20 >/dev/null 2>&1
+  down) compose down -v --remove-orphans --timeout 20 >/dev/null 2>&1
         echo "cluster: removed $project" ;;
   *) die "usage: $0 up [--nodes N] [--out DIR] | run [SNAKEMAKE ARGS] | exec CMD... | down" ;;
 esac

@@ -52,7 +52,7 @@ run_workflow() {
 # launcher logs into every node as root; what it writes is then given to the owner of /out.
 cluster_run() {
   [ -s /cluster/ceph/ceph.conf ] || die "cluster-run is for the head node of docker/compose.yaml (no /cluster/ceph/ceph.conf)"
-  local head node owner
+  local head node
   head=$(hostname)
   {
     cat "/cluster/nodes/$head"
@@ -61,8 +61,8 @@ cluster_run() {
       [ "$node" = "$head" ] || cat "/cluster/nodes/$node"
     done
   } > /cluster/hostfile
-  owner=$(stat -c %u:%g /out)
-  trap 'chown -R "$owner" /out/results /out/paper /out/.snakemake 2>/dev/null || true' EXIT
+  out_owner=$(stat -c %u:%g /out)
+  trap 'chown -R "$out_owner" /out/results /out/paper /out/.snakemake 2>/dev/null || true' EXIT
   run_workflow --configfile config/profiles/multi-node.yaml "$@"
 }
 

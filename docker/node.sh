@@ -91,6 +91,9 @@ auth service required = none
 auth client required = none
 osd objectstore = memstore
 memstore device bytes = $((${DELTAMETA_OSD_MEMORY_MB:-1024} * 1024 * 1024))
+# A stopping OSD unmounts its store, which saves the in-memory objects to its data folder:
+# a node that is stopped and started again comes back with its data.
+osd fast shutdown = false
 osd pool default size = 1
 osd pool default min size = 1
 osd crush chooseleaf type = 0

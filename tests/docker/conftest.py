@@ -35,6 +35,9 @@ def image():
     why = docker_unavailable()
     if why:
         pytest.skip(why)
+    have_base = run("docker", "image", "inspect", BASE, check=False).returncode == 0
+    if not have_base and os.geteuid() != 0:
+        pytest.skip(f"no {BASE}, and making it needs root: run sudo docker/make-base-image.sh once")
     run("bash", os.path.join(DOCKER, "make-base-image.sh"), BASE, timeout=900)
     run("bash", os.path.join(DOCKER, "build-image.sh"), "--base", BASE, "--tag", IMAGE, timeout=2400)
     return IMAGE

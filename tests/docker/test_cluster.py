@@ -53,9 +53,14 @@ def node_containers():
                       "--format", "{{.Names}}").stdout.split())
 
 
+RESULTS = {"phases.jsonl", "write.jsonl", "compact.jsonl", "read.jsonl"}  # the run rules' outputs
+
+
 def run_docs(out):
     docs = {}
     for path in glob.glob(os.path.join(out, "results", "runs", "**", "*.jsonl"), recursive=True):
+        if os.path.basename(path) not in RESULTS:
+            continue
         with open(path) as f:
             docs[path] = [json.loads(line) for line in f if line.strip()]
     return docs
@@ -88,11 +93,11 @@ def test_losing_a_node_fails_the_run_and_a_rerun_redoes_only_that(nodes):
     env = dict(os.environ, DELTAMETA_IMAGE=pytest.deltameta_image, DELTAMETA_CLUSTER=PROJECT)
     proc = subprocess.Popen(["bash", CLUSTER, "run", *bigger], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, env=env)
-    victim = [n for n in node_containers() if "-node-" in n][0]
+    victim = [n for n in node_containers() if "node_" in n.replace("-", "_")][0]
     try:
         # Once the first run has finished, lose a node during the next.
         deadline = time.monotonic() + 600
-        while not glob.glob(os.path.join(nodes, "results", "runs", "**", "*.jsonl"), recursive=True):
+        while not run_docs(nodes):
             assert proc.poll() is None and time.monotonic() < deadline, "no run finished"
             time.sleep(0.5)
         finished_before = {p: os.path.getmtime(p) for p in run_docs(nodes)}
