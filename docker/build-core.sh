@@ -2,20 +2,22 @@
 # Image build step (docker/Dockerfile): builds and installs the core's tools (stripped) with
 # RADOS support, and records what was built in PREFIX/image.json.
 #   build-core.sh working-tree|pinned SRC PREFIX
-# SRC holds .git, core/ and spack/package.py. working-tree: core/ as copied into the image
-# (its revision is HEAD, "-dirty" if core/ differs from it); pinned: the commit that the
+# SRC holds .git, core/ (its build files and sources) and spack/package.py. working-tree:
+# core/ as copied into the image (its revision is HEAD, "-dirty" if those sources differ
+# from it); pinned: the commit that the
 # Spack package pins for its newest version, taken from .git.
 set -euo pipefail
 die() { echo "build-core: $*" >&2; exit 1; }
 [ $# -eq 3 ] || die "usage: $0 working-tree|pinned SRC PREFIX"
 mode=$1 src=$2 prefix=$3
+core_sources=(core/CMakeLists.txt core/include core/src core/tools)  # what the tools are built from
 git config --global --add safe.directory "$src"
 case "$mode" in
   working-tree)
     core=$src/core
     revision=$(git -C "$src" rev-parse --short=12 HEAD 2>/dev/null) ||
       die "no git history in the build context: build from the top of a clone"
-    [ -z "$(git -C "$src" status --porcelain -- core)" ] || revision="$revision-dirty" ;;
+    [ -z "$(git -C "$src" status --porcelain -- "${core_sources[@]}")" ] || revision="$revision-dirty" ;;
   pinned)
     revision=$(grep -m1 -oE 'commit="[0-9a-f]{40}"' "$src/spack/package.py" | cut -d'"' -f2)
     [ -n "$revision" ] || die "no pinned commit in the Spack package"

@@ -22,7 +22,7 @@ command -v docker >/dev/null || die "docker not found: install Docker Engine"
 docker info >/dev/null 2>&1 || die "no Docker engine answers: start dockerd (or join the docker group)"
 revision=$(git -C "$top" rev-parse HEAD 2>/dev/null) || die "$top is not a git clone: the image records its commit"
 dirty=false
-[ -z "$(git -C "$top" status --porcelain -- core)" ] || dirty=true
+[ -z "$(git -C "$top" status --porcelain -- core/CMakeLists.txt core/include core/src core/tools)" ] || dirty=true
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 docker build -f "$top/docker/Dockerfile" --build-arg BASE="$base" --build-arg CORE="$core" \

@@ -86,23 +86,11 @@ write_ceph_conf() {  # write_ceph_conf FSID PATH
 fsid = $1
 mon host = v2:$addr:3300
 ms bind ipv6 = false
-auth cluster required = none
-auth service required = none
-auth client required = none
-osd objectstore = memstore
+$(grep -v '^#' /opt/deltameta/workflow/scripts/ceph-common.conf)
 memstore device bytes = $((${DELTAMETA_OSD_MEMORY_MB:-1024} * 1024 * 1024))
 # A stopping OSD unmounts its store, which saves the in-memory objects to its data folder:
 # a node that is stopped and started again comes back with its data.
 osd fast shutdown = false
-osd pool default size = 1
-osd pool default min size = 1
-osd crush chooseleaf type = 0
-mon allow pool size one = true
-mon allow pool delete = true
-mon warn on pool no redundancy = false
-rados osd op timeout = 30
-rados mon op timeout = 30
-client mount timeout = 30
 log file = /var/log/ceph/\$cluster-\$name.log
 CONF
 }

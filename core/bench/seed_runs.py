@@ -32,21 +32,24 @@ def main():
     p.add_argument("--storage-root", metavar="rados://POOL/PREFIX", help="keep every store in RADOS below this")
     p.add_argument("--ceph-conf", metavar="PATH", help="with --storage-root: the cluster's ceph.conf "
                    "(default: $CEPH_CONF)")
+    p.add_argument("--hostfile", help="MPICH hostfile: ranks on its hosts as the workflow places them "
+                   "(config/README.md, mpi.hostfile)")
     a = p.parse_args()
     mpiexec = shutil.which("mpiexec") or sys.exit("seed_runs: mpiexec not found: run scripts/install-deps.sh")
     if not os.path.exists(os.path.join(a.bin, "deltameta_server")):
         sys.exit(f"seed_runs: no deltameta tools in {a.bin}: build the core first (scripts/build-core.sh)")
     stop_on_signals()
     work = a.work or tempfile.mkdtemp(prefix="deltameta-seed-")
-    launcher = Launcher(os.path.abspath(a.bin), mpiexec)
-    rows = []
+    rows, runs_made = [], []
     try:
+        launcher = Launcher(os.path.abspath(a.bin), mpiexec, a.hostfile)
         with open(os.path.join(work, "jobs.log"), "w") as log:
             root = a.storage_root and a.storage_root.rstrip("/") + "/seed-%d-%d" % (time.time(), os.getpid())
             storage = runs.Storage(launcher, log, a.timeout, root, work, a.ceph_conf or os.environ.get("CEPH_CONF"))
 
             def run(name):
-                return runs.Run(launcher, os.path.join(work, name), log, a.timeout, storage=storage)
+                runs_made.append(runs.Run(launcher, os.path.join(work, name), log, a.timeout, storage=storage))
+                return runs_made[-1]
             rows += [("run1", d) for d in runs.indexfs(run("run1"), a.ranks, a.servers, a.n)]
             rows += [("run2", d) for d in runs.indexfs_bulk(run("run2"), a.ranks, a.servers, a.n)]
             r3 = run("run3")
@@ -55,7 +58,8 @@ def main():
             rows += [("run3", d) for d in runs.deltafs_compact(r3, a.readers, origin, compacted)]
             rows += [("run3", d) for d in runs.deltafs_read(r3, a.ranks, a.readers, a.n, compacted)]
             if root:
-                storage.remove(root)
+                for location in dict.fromkeys(loc for r in runs_made for loc in r.stores.values()):
+                    storage.remove(location)
     except JobError as e:
         sys.exit(f"seed_runs: {e} (job log: {os.path.join(work, 'jobs.log')})")
     finally:
