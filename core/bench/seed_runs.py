@@ -33,13 +33,16 @@ def main():
     p.add_argument("--ceph-conf", metavar="PATH", help="with --storage-root: the cluster's ceph.conf "
                    "(default: $CEPH_CONF)")
     p.add_argument("--hostfile", help="MPICH hostfile: ranks on its hosts as the workflow places them "
-                   "(config/README.md, mpi.hostfile)")
+                   "(config/README.md, mpi.hostfile); --work must then be a folder every host sees")
     a = p.parse_args()
     mpiexec = shutil.which("mpiexec") or sys.exit("seed_runs: mpiexec not found: run scripts/install-deps.sh")
     if not os.path.exists(os.path.join(a.bin, "deltameta_server")):
         sys.exit(f"seed_runs: no deltameta tools in {a.bin}: build the core first (scripts/build-core.sh)")
     stop_on_signals()
+    if a.hostfile and not a.work:
+        sys.exit("seed_runs: --hostfile needs --work on a folder every host sees (rank 0 of each job writes there)")
     work = a.work or tempfile.mkdtemp(prefix="deltameta-seed-")
+    os.makedirs(work, exist_ok=True)
     rows, runs_made = [], []
     try:
         launcher = Launcher(os.path.abspath(a.bin), mpiexec, a.hostfile)
