@@ -1,0 +1,40 @@
+# The deltameta image with its core installed by Spack instead: deltameta@0.2.0 +mpi +snappy
+# +rados from spack/envs/rados/spack.yaml (every dependency an external from Debian, the
+# core from the pinned commit of this clone's history), on top of the image of
+# docker/Dockerfile, whose tools it replaces. docker/build-spack-image.sh assembles the
+# build context this expects: repo/ (a clone), spack/ (Spack v1.0.x) and spack-packages/
+# (its package repository, releases/v2025.07).
+ARG BASE=debian:bookworm-slim
+ARG IMAGE=deltameta
+
+FROM ${BASE} AS spack-build
+ARG DEBIAN_FRONTEND=noninteractive
+RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends \
+      build-essential cmake gfortran git libasio-dev libmpich-dev librados-dev librocksdb-dev \
+      libsnappy-dev mpich nlohmann-json3-dev python3 python3-venv >/dev/null \
+    && rm -rf /var/lib/apt/lists/*
+RUN python3 -m venv /opt/spack-python \
+    && /opt/spack-python/bin/pip install --quiet --no-cache-dir --disable-pip-version-check clingo
+COPY spack /opt/spack
+COPY spack-packages /opt/spack-packages
+COPY repo /src
+ENV SPACK_PYTHON=/opt/spack-python/bin/python PATH=/opt/spack/bin:$PATH
+RUN spack bootstrap disable \
+    && spack repo set --destination /opt/spack-packages builtin \
+    && spack config add "config:install_tree:root:/opt/deltameta-spack" \
+    && spack -e /src/spack/envs/rados concretize \
+    && spack -e /src/spack/envs/rados install \
+    && revision=$(grep -m1 -oE 'commit="[0-9a-f]{40}"' /src/spack/spack_repo/deltameta/packages/deltameta/package.py | cut -c9-20) \
+    && printf '{"core_source": "spack", "core_revision": "%s", "core_version": "%s", "built": "%s"}\n' \
+         "$revision" "$(spack -e /src/spack/envs/rados find --format '{version}' deltameta)" \
+         "$(date -u +%Y-%m-%dT%H:%M:%SZ)" > /opt/deltameta-spack/image.json \
+    && mkdir -p /opt/deltameta-spack/bin \
+    && cp -P /src/spack/envs/rados/.spack-env/view/bin/deltameta_* /opt/deltameta-spack/bin/
+
+FROM ${IMAGE}
+COPY --from=spack-build /opt/deltameta-spack /opt/deltameta-spack
+RUN rm -f /opt/deltameta/bin/deltameta_* \
+    && ln -s /opt/deltameta-spack/bin/deltameta_* /opt/deltameta/bin/ \
+    && cp /opt/deltameta-spack/image.json /opt/deltameta/image.json \
+    && /opt/deltameta/bin/deltameta_client --help >/dev/null
+LABEL io.deltameta.core="spack"
