@@ -78,8 +78,9 @@ def lost_hosts(hosts, port=22, timeout=3):
 
 
 def failure_cause(hosts):
-    """" after losing host X" when a host of the job no longer answers, else ""."""
-    lost = lost_hosts(hosts) if len(set(hosts)) > 1 else []
+    """" after losing host X" when one of `hosts` (a job's hosts, empty when every job runs
+    on this host) no longer answers, else ""."""
+    lost = lost_hosts(hosts) if hosts else []
     return f" after losing host {', '.join(lost)} (it does not answer on the ssh port)" if lost else ""
 
 
@@ -89,11 +90,10 @@ def run_job(launcher, label, ranks, env, tool, flags, json_path, log, timeout, h
     log.write("$ " + " ".join(cmd) + "\n")
     log.flush()
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
-    used = hosts or launcher.hosts
+    used = (hosts or launcher.hosts) if launcher.spans_hosts() else []
     try:
         rc = proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
-        stop(proc)
         raise JobError(f"{label}: did not finish within {timeout} s{failure_cause(used)} (stopped; see {log.name})")
     finally:
         stop(proc)
@@ -120,7 +120,7 @@ class ServerJob:
     def __init__(self, launcher, ranks, env, flags, ready_file, log, ready_timeout=120, hosts=None):
         self.launcher, self.ranks, self.env, self.flags = launcher, ranks, env, flags
         self.ready_file, self.log, self.ready_timeout = ready_file, log, ready_timeout
-        self.hosts = hosts or launcher.hosts
+        self.hosts = (hosts or launcher.hosts) if launcher.spans_hosts() else []
         self.proc, self.uri = None, None
 
     def __enter__(self):
