@@ -4,12 +4,19 @@
 # (config, data, logs, PIDs) in one directory. Ready in a few seconds.
 #   scripts/ceph-cluster.sh start DIR [--port N] [--pool NAME] [--memory-mb N]
 #   scripts/ceph-cluster.sh stop DIR
+#   scripts/ceph-cluster.sh osd-stop DIR [--kill]   the OSD only: SIGTERM (or SIGKILL)
+#   scripts/ceph-cluster.sh osd-start DIR           the OSD again, once it is active
 # `start` prints the lines to reach it (CEPH_CONF=..., pool) and writes them to DIR/env.
+# The in-memory OSD keeps its data across osd-stop/osd-start only if it saves it on a
+# graceful stop, which Ceph's fast shutdown skips (osd_fast_shutdown=false: core/README.md,
+# "Storage").
 set -euo pipefail
 
 die() { echo "ceph-cluster: $*" >&2; exit 1; }
 
-usage() { die "usage: $0 start DIR [--port N] [--pool NAME] [--memory-mb N] | stop DIR"; }
+usage() {
+  die "usage: $0 start DIR [--port N] [--pool NAME] [--memory-mb N] | stop DIR | osd-stop DIR [--kill] | osd-start DIR"
+}
 
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
@@ -34,16 +41,30 @@ wait_for() {  # wait_for SECONDS DESCRIPTION COMMAND...
   done
 }
 
-stop_pid() {  # stop_pid NAME: SIGTERM the daemon recorded in DIR/NAME.pid and wait for it
+alive() {  # alive PID: running, and not a zombie its parent has yet to reap
+  kill -0 "$1" 2>/dev/null && ! grep -q '^[0-9]* (.*) Z' "/proc/$1/stat" 2>/dev/null
+}
+
+stop_pid() {  # stop_pid NAME [SIGNAL]: signal (TERM) the daemon recorded in DIR/NAME.pid, wait for it
   local f="$dir/$1.pid" pid
   [ -f "$f" ] || return 0
   pid=$(cat "$f")
-  if kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid"
-    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid"
+  if alive "$pid"; then
+    kill -"${2:-TERM}" "$pid"
+    for _ in $(seq 100); do alive "$pid" || break; sleep 0.1; done
+    alive "$pid" && kill -KILL "$pid"
   fi
   rm -f "$f"
+}
+
+# Starts the OSD of an existing cluster directory, in the background.
+run_osd() {
+  ceph-osd -c "$dir/ceph.conf" -i 0 -f >>"$dir/log/osd.0.stdout" 2>&1 &
+  echo $! > "$dir/osd.pid"
+}
+
+osd_active() {
+  timeout 25 ceph --admin-daemon "$dir/run/osd.0.asok" status 2>/dev/null | grep -q '"state": "active"'
 }
 
 start() {
@@ -94,8 +115,7 @@ CONF
   [ "$id" = 0 ] || die "expected OSD id 0, got '$id'"
   ceph-osd -c "$dir/ceph.conf" -i 0 --mkfs --osd-uuid "$uuid" >/dev/null 2>&1 ||
     die "ceph-osd --mkfs failed (see $dir/log/osd.0.log)"
-  ceph-osd -c "$dir/ceph.conf" -i 0 -f >>"$dir/log/osd.0.stdout" 2>&1 &
-  echo $! > "$dir/osd.pid"
+  run_osd
   wait_for 60 "the OSD coming up" bash -c "timeout 25 ceph -c '$dir/ceph.conf' --connect-timeout 20 osd stat | grep -q '1 up'"
   cli osd pool create "$pool" 8 >/dev/null 2>&1
   wait_for 60 "pool $pool accepting writes" bash -c \
@@ -117,5 +137,18 @@ case "$cmd" in
     [ $# -eq 0 ] || usage
     stop_pid osd   # the OSD before the monitor, or it waits for a monitor that is gone
     stop_pid mon ;;
+  osd-stop)
+    [ -f "$dir/osd.pid" ] || die "no OSD of $dir is running"
+    case "${1:-}" in
+      "") stop_pid osd ;;
+      --kill) [ $# -eq 1 ] || usage; stop_pid osd KILL ;;
+      *) usage ;;
+    esac ;;
+  osd-start)
+    [ $# -eq 0 ] || usage
+    [ -f "$dir/mon.pid" ] || die "no cluster in $dir: start one first ($0 start $dir)"
+    [ ! -f "$dir/osd.pid" ] || die "the OSD of $dir is running: stop it first ($0 osd-stop $dir)"
+    run_osd
+    if ! (wait_for 60 "the OSD becoming active" osd_active); then stop_pid osd; exit 1; fi ;;
   *) usage ;;
 esac

@@ -8,7 +8,9 @@ packages=(
   librocksdb-dev libsnappy-dev
   libasio-dev nlohmann-json3-dev libgtest-dev
   ceph-mon ceph-osd ceph-common librados-dev
+  munge slurmctld slurmd slurm-client  # the Slurm profile's one-host test cluster (scripts/slurm-cluster.sh)
   valgrind
+  clang libclang-rt-14-dev  # the wire decoders' fuzz test (scripts/fuzz-wire.sh): clang with libFuzzer
 )
 
 missing=()

@@ -107,6 +107,11 @@ bool ServerSet::QueryStats(bool count_entries, double* cpu_s, uint64_t* entries,
       *error = "malformed stats reply from server " + s->address();
       return false;
     }
+    if (reply.status != OpStatus::kOk) {
+      *error = "server " + s->address() + " cannot count its entries (" + OpStatusName(reply.status) +
+               "): its store is damaged; its log names the file";
+      return false;
+    }
     *cpu_s += static_cast<double>(reply.cpu_micros) / 1e6;
     *entries += reply.entries;
   }

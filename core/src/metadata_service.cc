@@ -3,14 +3,28 @@
 
 #include <cstdio>
 
+#include "deltameta/ingest_check.h"
 #include "deltameta/key.h"
 #include "deltameta/partition.h"
 #include "deltameta/phase_report.h"
 
 namespace deltameta {
 
-MetadataService::MetadataService(Store* store, uint32_t partition, uint32_t num_partitions, bool check_existence)
-    : store_(store), partition_(partition), num_partitions_(num_partitions), check_existence_(check_existence) {}
+MetadataService::MetadataService(Store* store, uint32_t partition, uint32_t num_partitions, bool check_existence,
+                                 std::string log_prefix)
+    : store_(store),
+      partition_(partition),
+      num_partitions_(num_partitions),
+      check_existence_(check_existence),
+      log_prefix_(std::move(log_prefix)) {}
+
+void MetadataService::Report(const std::string& what) {
+  const uint64_t n = errors_.fetch_add(1, std::memory_order_relaxed) + 1;
+  if (n <= kLoggedErrors) {
+    std::fprintf(stderr, "%s: request failed: %s%s\n", log_prefix_.c_str(), what.c_str(),
+                 n == kLoggedErrors ? " (further failures are not logged)" : "");
+  }
+}
 
 bool MetadataService::Handle(const FrameHeader& h, std::string_view body, std::string* reply) {
   thread_local std::string key;
@@ -58,9 +72,16 @@ StatReply MetadataService::Create(const CreateRequest& req, std::string* key) {
     thread_local std::string existing;
     rocksdb::Status g = store_->Get(*key, &existing);
     if (g.ok()) return {OpStatus::kExists, {}};
-    if (!g.IsNotFound()) return {OpStatus::kIoError, {}};
+    if (!g.IsNotFound()) {
+      Report(g);
+      return {OpStatus::kIoError, {}};
+    }
   }
-  if (!store_->Put(*key, req.stat).ok()) return {OpStatus::kIoError, {}};
+  rocksdb::Status s = store_->Put(*key, req.stat);
+  if (!s.ok()) {
+    Report(s);
+    return {OpStatus::kIoError, {}};
+  }
   r.stat = req.stat;
   return r;
 }
@@ -73,21 +94,38 @@ StatReply MetadataService::Lstat(const LstatRequest& req, std::string* key) {
   thread_local std::string value;
   rocksdb::Status g = store_->Get(*key, &value);
   if (g.IsNotFound()) return {OpStatus::kNotFound, {}};
-  if (!g.ok() || !DecodeStat(value, &r.stat)) return {OpStatus::kIoError, {}};
+  if (!g.ok() || !DecodeStat(value, &r.stat)) {
+    Report(g.ok() ? "the stored value of '" + req.name + "' is malformed" : g.ToString());
+    return {OpStatus::kIoError, {}};
+  }
   return r;
 }
 
 IngestReply MetadataService::Ingest(const IngestRequest& req) {
   if (store_->read_only()) return {OpStatus::kReadOnly, "this server opened its store read-only"};
+  std::string error;
+  if (!CheckIngestTables(store_->location(), partition_, num_partitions_, req.table_paths, &error)) {
+    Report(error);
+    return {OpStatus::kRefused, error};
+  }
   rocksdb::Status s = store_->Ingest(req.table_paths);
-  if (!s.ok()) return {OpStatus::kIoError, "cannot ingest " + req.table_paths[0] + ": " + s.ToString()};
+  if (!s.ok()) {
+    Report(s);
+    return {OpStatus::kIoError, "cannot ingest " + req.table_paths[0] + ": " + s.ToString()};
+  }
   return {OpStatus::kOk, ""};
 }
 
 StatsReply MetadataService::Stats(const StatsRequest& req) {
   StatsReply r;
   r.cpu_micros = static_cast<uint64_t>(ProcessCpuSeconds() * 1e6);
-  r.entries = req.count_entries ? store_->CountEntries() : 0;
+  if (req.count_entries) {
+    rocksdb::Status s = store_->CountEntries(&r.entries);
+    if (!s.ok()) {
+      Report("cannot count the entries: " + s.ToString());
+      r.status = OpStatus::kIoError;
+    }
+  }
   r.read_only = store_->read_only();
   return r;
 }

@@ -72,9 +72,23 @@ const char* SameHostTransports() {
   return one_host ? "self,sm" : "";
 }
 
+bool IsFinalizeAck(const std::string& reply) {
+  // Hydra answers "cmd=finalize_ack"; Slurm's mpi/pmi2 plugin, which also serves PMI-1
+  // clients such as this MPICH, adds a return code: "cmd=finalize_ack rc=0".
+  const std::string ack = "cmd=finalize_ack";
+  if (reply.compare(0, ack.size(), ack) != 0) return false;
+  std::string rest = reply.substr(ack.size());
+  if (rest.empty()) return true;
+  if (rest[0] != ' ') return false;
+  size_t rc = rest.find(" rc=");
+  if (rc == std::string::npos) return true;
+  size_t end = rest.find(' ', rc + 1);
+  return rest.substr(rc + 4, end == std::string::npos ? std::string::npos : end - rc - 4) == "0";
+}
+
 bool PmiFinalize(int pmi_fd) {
   std::string reply;
-  return WriteAll(pmi_fd, "cmd=finalize\n") && ReadLine(pmi_fd, &reply) && reply == "cmd=finalize_ack";
+  return WriteAll(pmi_fd, "cmd=finalize\n") && ReadLine(pmi_fd, &reply) && IsFinalizeAck(reply);
 }
 
 MpiSession::MpiSession(int* argc, char*** argv) {

@@ -10,12 +10,20 @@
 namespace deltameta {
 
 #define DELTAMETA_RADOS_CALLS(X) \
+  X(rados_aio_cancel) \
   X(rados_aio_create_completion2) \
   X(rados_aio_get_return_value) \
+  X(rados_aio_is_complete) \
   X(rados_aio_read) \
+  X(rados_aio_read_op_operate) \
   X(rados_aio_release) \
+  X(rados_aio_remove) \
+  X(rados_aio_setxattr) \
+  X(rados_aio_stat) \
+  X(rados_aio_unlock) \
   X(rados_aio_wait_for_complete) \
   X(rados_aio_write) \
+  X(rados_aio_write_op_operate) \
   X(rados_conf_parse_env) \
   X(rados_conf_read_file) \
   X(rados_conf_set) \
@@ -33,19 +41,13 @@ namespace deltameta {
   X(rados_read_op_getxattrs) \
   X(rados_read_op_omap_get_keys2) \
   X(rados_read_op_omap_get_vals_by_keys) \
-  X(rados_read_op_operate) \
   X(rados_release_read_op) \
   X(rados_release_write_op) \
-  X(rados_remove) \
-  X(rados_setxattr) \
   X(rados_shutdown) \
-  X(rados_stat) \
-  X(rados_unlock) \
   X(rados_write_op_assert_exists) \
   X(rados_write_op_create) \
   X(rados_write_op_omap_rm_keys) \
   X(rados_write_op_omap_set) \
-  X(rados_write_op_operate) \
   X(rados_write_op_setxattr)
 
 struct RadosApi {

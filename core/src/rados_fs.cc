@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "rados_api.h"
+#include "rados_give_up.h"
 #include "rados_pool.h"
 
 namespace deltameta {
@@ -126,7 +127,8 @@ class RadosWritableFile : public rocksdb::FSWritableFile {
       const uint64_t in_chunk = sent_ % chunk_;
       const size_t len = static_cast<size_t>(std::min<uint64_t>(chunk_ - in_chunk, data->size() - pos));
       InFlight f{nullptr, data, ChunkObject(id_, sent_ / chunk_), len};
-      Librados().rados_aio_create_completion2(nullptr, nullptr, &f.done);
+      if (GaveUpOnRados()) return error_ = FromErrno(kNotTried, "writing " + pool_->Where(f.oid));
+      f.done = NewRadosCompletion();
       const int r = Librados().rados_aio_write(pool_->io(), f.oid.c_str(), f.done, data->data() + pos, len, in_chunk);
       if (r < 0) {
         Librados().rados_aio_release(f.done);
@@ -144,8 +146,7 @@ class RadosWritableFile : public rocksdb::FSWritableFile {
   void WaitOldest() {
     InFlight f = std::move(inflight_.front());
     inflight_.pop_front();
-    Librados().rados_aio_wait_for_complete(f.done);
-    const int r = Librados().rados_aio_get_return_value(f.done);
+    const int r = AwaitRados(pool_->io(), f.done);
     Librados().rados_aio_release(f.done);
     inflight_bytes_ -= f.len;
     if (r < 0 && error_.ok()) error_ = FromErrno(r, "writing " + pool_->Where(f.oid));
@@ -353,7 +354,7 @@ class RadosFileSystem : public rocksdb::FileSystem {
     SplitRadosPath(path, &parent, &name);
     s = pool_.RemoveEntry(parent, name);
     if (!s.ok()) return s;
-    const int r = Librados().rados_remove(pool_.io(), DirObject(path).c_str());
+    const int r = pool_.Remove(DirObject(path));
     return r < 0 && r != -ENOENT ? FromErrno(r, "removing " + pool_.Where(DirObject(path))) : IOStatus::OK();
   }
 
@@ -372,7 +373,10 @@ class RadosFileSystem : public rocksdb::FileSystem {
     if (!s.ok()) return s;
     uint64_t size = 0;
     time_t t = 0;
-    const int r = Librados().rados_stat(pool_.io(), ChunkObject(e.id, 0).c_str(), &size, &t);
+    const std::string oid = ChunkObject(e.id, 0);
+    const int r = RadosWait(pool_.io(), [&](rados_completion_t done) {
+      return Librados().rados_aio_stat(pool_.io(), oid.c_str(), done, &size, &t);
+    });
     if (r < 0) return FromErrno(r, "reading " + pool_.Where(ChunkObject(e.id, 0)));
     *mtime = static_cast<uint64_t>(t);
     return IOStatus::OK();
@@ -451,7 +455,11 @@ class RadosFileSystem : public rocksdb::FileSystem {
     if (!s.ok()) return s;
     const std::string oid = ChunkObject(e.id, 0);
     const std::string cookie = NewFileId();
-    const int r = Librados().rados_lock_exclusive(pool_.io(), oid.c_str(), kLockName, cookie.c_str(), "rocksdb LOCK", nullptr, 0);
+    // librados has no asynchronous form of this call.
+    const int r = RadosCall([&] {
+      return Librados().rados_lock_exclusive(pool_.io(), oid.c_str(), kLockName, cookie.c_str(), "rocksdb LOCK",
+                                             nullptr, 0);
+    });
     if (r == -EBUSY || r == -EEXIST)
       return IOStatus::IOError("lock " + path + ": held by another process (" + pool_.Where(oid) +
                                "; if that process is gone: rados lock break)");
@@ -462,7 +470,9 @@ class RadosFileSystem : public rocksdb::FileSystem {
 
   IOStatus UnlockFile(rocksdb::FileLock* lock, const IOOptions&, IODebugContext*) override {
     auto* l = static_cast<RadosFileLock*>(lock);
-    const int r = Librados().rados_unlock(pool_.io(), l->oid.c_str(), kLockName, l->cookie.c_str());
+    const int r = RadosWait(pool_.io(), [&](rados_completion_t done) {
+      return Librados().rados_aio_unlock(pool_.io(), l->oid.c_str(), kLockName, l->cookie.c_str(), done);
+    });
     IOStatus s = r < 0 && r != -ENOENT ? FromErrno(r, "unlocking " + pool_.Where(l->oid)) : IOStatus::OK();
     delete l;
     return s;

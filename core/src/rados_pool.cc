@@ -10,6 +10,7 @@
 #include <random>
 
 #include "rados_api.h"
+#include "rados_give_up.h"
 
 namespace deltameta {
 
@@ -88,14 +89,30 @@ IOStatus FromErrno(int r, const std::string& what) {
   if (r == -ENOSPC || r == -EDQUOT) return IOStatus::NoSpace(msg + " (the pool is full or over quota)");
   if (r == -ETIMEDOUT)
     return IOStatus::IOError(msg + " (no answer from Ceph in time: is the cluster up and the pool not full?)");
+  if (r == kNotTried)
+    return IOStatus::IOError(what + ": not tried, as an earlier call got no answer from Ceph in time: is the cluster "
+                             "up and the pool not full?");
   return IOStatus::IOError(msg);
 }
 
+// One shard: RocksDB's default splits a cache into up to 64 shards of at least 512 KiB
+// (256 MiB: 64 of 4 MiB), and a shard keeps no entry larger than itself, so whole 4 MiB
+// objects were never kept and every read of one went to RADOS again.
 RadosPool::RadosPool(rados_ioctx_t io, std::string name, uint64_t chunk, uint64_t cache_bytes)
     : io_(io), name_(std::move(name)), chunk_(chunk),
-      cache_(cache_bytes > 0 ? rocksdb::NewLRUCache(cache_bytes) : nullptr) {}
+      cache_(cache_bytes > 0 ? rocksdb::NewLRUCache(cache_bytes, /*num_shard_bits=*/0) : nullptr) {}
 
 std::string RadosPool::Where(const std::string& object) const { return "RADOS object " + name_ + "/" + object; }
+
+int RadosPool::Operate(rados_write_op_t op, const std::string& oid) const {
+  return RadosWait(io_, [&](rados_completion_t done) {
+    return Librados().rados_aio_write_op_operate(op, io_, done, oid.c_str(), nullptr, 0);
+  });
+}
+
+int RadosPool::Remove(const std::string& oid) const {
+  return RadosWait(io_, [&](rados_completion_t done) { return Librados().rados_aio_remove(io_, oid.c_str(), done); });
+}
 
 IOStatus RadosPool::Lookup(const std::string& path, RadosEntry* entry) const {
   if (path == "/") {
@@ -109,7 +126,10 @@ IOStatus RadosPool::Lookup(const std::string& path, RadosEntry* entry) const {
   rados_omap_iter_t it = nullptr;
   int prval = 0;
   Librados().rados_read_op_omap_get_vals_by_keys(rop.op, keys, 1, &it, &prval);
-  const int r = Librados().rados_read_op_operate(rop.op, io_, DirObject(dir).c_str(), 0);
+  const std::string oid = DirObject(dir);
+  const int r = RadosWait(io_, [&](rados_completion_t done) {
+    return Librados().rados_aio_read_op_operate(rop.op, io_, done, oid.c_str(), 0);
+  });
   if (r < 0 || prval < 0) {
     if (it) Librados().rados_omap_get_end(it);
     const int e = r < 0 ? r : prval;
@@ -145,7 +165,7 @@ IOStatus RadosPool::SetEntry(const std::string& dir, const std::string& name, co
     const char* rm[] = {name_to_remove.c_str()};
     Librados().rados_write_op_omap_rm_keys(wop.op, rm, 1);
   }
-  const int r = Librados().rados_write_op_operate(wop.op, io_, DirObject(dir).c_str(), nullptr, 0);
+  const int r = Operate(wop.op, DirObject(dir));
   if (r == -ENOENT) return IOStatus::PathNotFound(dir + ": no such directory");
   return r < 0 ? FromErrno(r, "updating " + Where(DirObject(dir))) : IOStatus::OK();
 }
@@ -154,7 +174,7 @@ IOStatus RadosPool::RemoveEntry(const std::string& dir, const std::string& name)
   WriteOp wop;
   const char* keys[] = {name.c_str()};
   Librados().rados_write_op_omap_rm_keys(wop.op, keys, 1);
-  const int r = Librados().rados_write_op_operate(wop.op, io_, DirObject(dir).c_str(), nullptr, 0);
+  const int r = Operate(wop.op, DirObject(dir));
   return r < 0 ? FromErrno(r, "updating " + Where(DirObject(dir))) : IOStatus::OK();
 }
 
@@ -165,7 +185,10 @@ IOStatus RadosPool::ListPage(const std::string& dir, const std::string& after, s
   unsigned char pmore = 0;
   int prval = 0;
   Librados().rados_read_op_omap_get_keys2(rop.op, after.c_str(), max, &it, &pmore, &prval);
-  const int r = Librados().rados_read_op_operate(rop.op, io_, DirObject(dir).c_str(), 0);
+  const std::string oid = DirObject(dir);
+  const int r = RadosWait(io_, [&](rados_completion_t done) {
+    return Librados().rados_aio_read_op_operate(rop.op, io_, done, oid.c_str(), 0);
+  });
   if (r < 0 || prval < 0) {
     if (it) Librados().rados_omap_get_end(it);
     const int e = r < 0 ? r : prval;
@@ -203,7 +226,9 @@ IOStatus RadosPool::ReadAttrs(const std::string& id, FileAttrs* attrs) const {
   rados_xattrs_iter_t it = nullptr;
   int prval = 0;
   Librados().rados_read_op_getxattrs(rop.op, &it, &prval);
-  const int r = Librados().rados_read_op_operate(rop.op, io_, oid.c_str(), 0);
+  const int r = RadosWait(io_, [&](rados_completion_t done) {
+    return Librados().rados_aio_read_op_operate(rop.op, io_, done, oid.c_str(), 0);
+  });
   if (r < 0 || prval < 0) {
     if (it) Librados().rados_getxattrs_end(it);
     const int e = r < 0 ? r : prval;
@@ -231,7 +256,9 @@ IOStatus RadosPool::ReadAttrs(const std::string& id, FileAttrs* attrs) const {
 IOStatus RadosPool::SetAttr(const std::string& id, const char* name, uint64_t value) const {
   const std::string oid = ChunkObject(id, 0);
   const std::string v = std::to_string(value);
-  const int r = Librados().rados_setxattr(io_, oid.c_str(), name, v.data(), v.size());
+  const int r = RadosWait(io_, [&](rados_completion_t done) {
+    return Librados().rados_aio_setxattr(io_, oid.c_str(), done, name, v.data(), v.size());
+  });
   return r < 0 ? FromErrno(r, "updating " + Where(oid)) : IOStatus::OK();
 }
 
@@ -239,7 +266,7 @@ IOStatus RadosPool::MakeDir(const std::string& path) const {
   if (path == "/") return IOStatus::OK();
   WriteOp wop;
   Librados().rados_write_op_create(wop.op, LIBRADOS_CREATE_IDEMPOTENT, nullptr);
-  const int r = Librados().rados_write_op_operate(wop.op, io_, DirObject(path).c_str(), nullptr, 0);
+  const int r = Operate(wop.op, DirObject(path));
   if (r < 0) return FromErrno(r, "creating " + Where(DirObject(path)));
   std::string parent, name;
   SplitRadosPath(path, &parent, &name);
@@ -254,7 +281,7 @@ IOStatus RadosPool::CreateFile(const std::string& id) const {
   Librados().rados_write_op_setxattr(wop.op, "nlink", "1", 1);
   Librados().rados_write_op_setxattr(wop.op, "chunk", chunk.data(), chunk.size());
   const std::string oid = ChunkObject(id, 0);
-  const int r = Librados().rados_write_op_operate(wop.op, io_, oid.c_str(), nullptr, 0);
+  const int r = Operate(wop.op, oid);
   return r < 0 ? FromErrno(r, "creating " + Where(oid)) : IOStatus::OK();
 }
 
@@ -266,11 +293,11 @@ IOStatus RadosPool::Unlink(const std::string& id) const {
   const uint64_t chunks = std::max<uint64_t>(1, (attrs.size + attrs.chunk - 1) / attrs.chunk);
   // Unsynced appends may have reached objects past the recorded size.
   for (uint64_t n = 1;; n++) {
-    const int r = Librados().rados_remove(io_, ChunkObject(id, n).c_str());
+    const int r = Remove(ChunkObject(id, n));
     if (r == -ENOENT && n >= chunks) break;
     if (r < 0 && r != -ENOENT) return FromErrno(r, "removing " + Where(ChunkObject(id, n)));
   }
-  const int r = Librados().rados_remove(io_, ChunkObject(id, 0).c_str());
+  const int r = Remove(ChunkObject(id, 0));
   return r < 0 && r != -ENOENT ? FromErrno(r, "removing " + Where(ChunkObject(id, 0))) : IOStatus::OK();
 }
 
@@ -306,18 +333,20 @@ IOStatus RadosPool::Read(const std::string& id, const FileAttrs& attrs, uint64_t
       p.object.resize(len);
       into = p.object.data();
     }
-    Librados().rados_aio_create_completion2(nullptr, nullptr, &p.done);
-    const int r = Librados().rados_aio_read(io_, p.oid.c_str(), p.done, into, len, from);
+    int r = kNotTried;
+    if (!GaveUpOnRados()) {
+      p.done = NewRadosCompletion();
+      r = Librados().rados_aio_read(io_, p.oid.c_str(), p.done, into, len, from);
+    }
     if (r < 0) {
-      Librados().rados_aio_release(p.done);
+      if (p.done) Librados().rados_aio_release(p.done);
       p.done = nullptr;
       if (status.ok()) status = FromErrno(r, "reading " + Where(p.oid));
     }
   }
   for (Piece& p : pieces) {
     if (p.done == nullptr) continue;
-    Librados().rados_aio_wait_for_complete(p.done);
-    const int r = Librados().rados_aio_get_return_value(p.done);
+    const int r = AwaitRados(io_, p.done);
     Librados().rados_aio_release(p.done);
     const size_t expected = cache_ ? p.object.size() : p.len;
     if (!status.ok()) continue;

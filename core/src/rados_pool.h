@@ -23,7 +23,8 @@ std::string DirObject(const std::string& dir);                  // "dir:<path>"
 std::string ChunkObject(const std::string& id, uint64_t chunk);  // "<id>.<chunk in hex>"
 // A new random file id (128 bits): no coordination between writers is needed.
 std::string NewFileId();
-// An IOStatus for librados error `r` (negative errno) while doing `what`.
+// An IOStatus for librados error `r` (negative errno, or kNotTried: rados_give_up.h) while
+// doing `what`.
 rocksdb::IOStatus FromErrno(int r, const std::string& what);
 
 // A directory entry: a subdirectory, or a file with its id.
@@ -47,6 +48,9 @@ class RadosPool {
   RadosPool(rados_ioctx_t io, std::string name, uint64_t chunk, uint64_t cache_bytes);
 
   rados_ioctx_t io() const { return io_; }
+  // Performs a write op on `oid`, or removes `oid`: 0 or a negative errno (rados_give_up.h).
+  int Operate(rados_write_op_t op, const std::string& oid) const;
+  int Remove(const std::string& oid) const;
   uint64_t chunk() const { return chunk_; }
   // "RADOS object <pool>/<object>", for messages.
   std::string Where(const std::string& object) const;

@@ -18,6 +18,7 @@
 
 #include "deltameta/byte_order.h"
 #include "deltameta/cpu_placement.h"
+#include "deltameta/secret.h"
 #include "deltameta/transport.h"
 
 namespace deltameta {
@@ -88,11 +89,15 @@ std::unique_ptr<RpcClient> RpcClient::Connect(const std::string& address, std::c
   std::string host;
   uint16_t port = 0;
   if (!ParseAddress(address, &host, &port, error)) return nullptr;
+  const std::string secret_file = SecretFilePath(error);
+  std::string secret;
+  if (secret_file.empty() || !ReadSecret(secret_file, &secret, error)) return nullptr;
   timeval tv{static_cast<time_t>(timeout.count() / 1000), static_cast<suseconds_t>(timeout.count() % 1000 * 1000)};
   if (int fd = fastest != Transport::kTcp ? ConnectLocal(host, port) : -1; fd >= 0) {
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
     auto client = std::unique_ptr<RpcClient>(new RpcClient(fd, address, timeout, Transport::kUnix));
+    if (!client->Hello(secret, secret_file, error)) return nullptr;
     if (fastest == Transport::kShm && !client->AttachShm(error)) return nullptr;
     return client;
   }
@@ -126,7 +131,30 @@ std::unique_ptr<RpcClient> RpcClient::Connect(const std::string& address, std::c
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-  return std::unique_ptr<RpcClient>(new RpcClient(fd, address, timeout, Transport::kTcp));
+  auto client = std::unique_ptr<RpcClient>(new RpcClient(fd, address, timeout, Transport::kTcp));
+  if (!client->Hello(secret, secret_file, error)) return nullptr;
+  return client;
+}
+
+bool RpcClient::Hello(const std::string& secret, const std::string& secret_file, std::string* error) {
+  std::string request;
+  EncodeHello(secret, NextSeq(), &request);
+  std::string_view frame;
+  if (!Send(request, error) || !ReceiveFrame(&frame, nullptr, error) ||
+      !CheckReply(frame, request, MsgType::kHelloReply, error)) {
+    return false;
+  }
+  OpStatus status = OpStatus::kIoError;
+  if (!DecodeHelloReply(frame.substr(kFrameHeaderBytes), &status)) {
+    *error = "bad reply from server " + address_ + ": malformed hello reply";
+    return false;
+  }
+  if (status != OpStatus::kOk) {
+    *error = "server at " + address_ + " refused the secret in " + secret_file +
+             ": the server runs as another user or with another " + kSecretFileEnv;
+    return false;
+  }
+  return true;
 }
 
 RpcClient::~RpcClient() { close(fd_); }

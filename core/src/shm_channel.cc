@@ -229,6 +229,8 @@ void ShmChannel::PostReply(std::string_view frame) {
   PublishReply();
 }
 
+uint32_t ShmChannel::RequestTicket() const { return control_->request_ticket.load(std::memory_order_relaxed); }
+
 void ShmChannel::Drop() {
   control_->dropped.store(1);
   PublishReply();

@@ -30,6 +30,7 @@ ShmServer::Lease::~Lease() {
 
 int ShmServer::Lease::channel_fd() const { return served_->channel->fd(); }
 int ShmServer::Lease::doorbell_fd() const { return loop_->doorbell->fd(); }
+uint32_t ShmServer::Lease::request_ticket() const { return served_->channel->RequestTicket(); }
 
 ShmServer::ShmServer(const std::vector<int>& loop_cpus, FrameHandler* handler, std::string log_prefix,
                      std::chrono::milliseconds idle_recheck)

@@ -147,7 +147,11 @@ class LocalBackend : public ClientBackend {
     return true;
   }
 
-  uint64_t LocalEntries() override { return store_->CountEntries(); }
+  bool LocalEntries(uint64_t* entries, std::string* error) override {
+    rocksdb::Status s = store_->CountEntries(entries);
+    if (!s.ok()) *error = "cannot count the entries of " + store_->location().uri() + ": " + s.ToString();
+    return s.ok();
+  }
 
   bool Commit(std::string* error) override {
     if (store_->read_only()) return true;

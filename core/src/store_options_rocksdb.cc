@@ -28,8 +28,10 @@ rocksdb::Options StoreOptions::ToRocksDb() const {
     o.level0_slowdown_writes_trigger = static_cast<int>(l0_soft_limit);
     o.level0_stop_writes_trigger = static_cast<int>(l0_hard_limit);
   }
-  // A buffered write-ahead log: appends reach the file when the buffer fills or on flush.
-  o.manual_wal_flush = write_ahead_log_buffer > 0;
+  // A buffered write-ahead log: appends reach the file when the buffer fills, on flush,
+  // or when the store's flusher thread writes it out (wal_flush_ms). Synced writes
+  // bypass the buffer.
+  o.manual_wal_flush = write_ahead_log_buffer > 0 && !wal_sync;
   o.writable_file_max_buffer_size = static_cast<size_t>(write_ahead_log_buffer > 0 ? write_ahead_log_buffer : 1 << 20);
   if (write_only) {
     o.memtable_factory.reset(new rocksdb::VectorRepFactory(static_cast<size_t>(write_only_entries)));
@@ -66,6 +68,7 @@ rocksdb::Options StoreOptions::ToRocksDb() const {
 rocksdb::WriteOptions StoreOptions::ToWriteOptions() const {
   rocksdb::WriteOptions w;
   w.disableWAL = disable_write_ahead_logging;
+  w.sync = wal_sync && !disable_write_ahead_logging;
   return w;
 }
 

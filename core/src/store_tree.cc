@@ -15,11 +15,13 @@ namespace {
 
 bool IsStoreFileName(const std::string& name) {
   static const std::regex kRocksDbFile(
-      R"(CURRENT|IDENTITY|LOCK|LOG(\.old\.[0-9]+)?|MANIFEST-[0-9]+|OPTIONS-[0-9]+(\.dbtmp)?|[0-9]+\.(log|sst|blob|dbtmp))");
+      R"(CURRENT|IDENTITY|LOCK|LOG(\.old\.[0-9]+)?|MANIFEST-[0-9]+|OPTIONS-[0-9]+(\.dbtmp)?|[0-9]+\.(log|sst|blob|dbtmp)|p[0-9]+-[0-9]+\.sst)");
   return name == kLayoutFileName || std::regex_match(name, kRocksDbFile);
 }
 
-bool IsRankName(const std::string& name) { return std::regex_match(name, std::regex("r[0-9]+")); }
+// r<N>: a rank's store or table directory; staging-r<N>: the tables a compactor rank had
+// not yet ingested when it stopped.
+bool IsRankName(const std::string& name) { return std::regex_match(name, std::regex("(staging-)?r[0-9]+")); }
 
 bool IsDir(const StorageLocation& where) {
   bool dir = false;

@@ -89,7 +89,8 @@ class BodyReader {
   bool ok_ = true;
 };
 
-bool ValidStatus(uint8_t s) { return s <= static_cast<uint8_t>(OpStatus::kUnsupported); }
+// kBadSecret answers only a hello (DecodeHelloReply).
+bool ValidStatus(uint8_t s) { return s <= static_cast<uint8_t>(OpStatus::kRefused); }
 
 }  // namespace
 
@@ -102,6 +103,8 @@ const char* OpStatusName(OpStatus s) {
     case OpStatus::kIoError: return "store I/O error";
     case OpStatus::kWrongServer: return "name belongs to another server's partition";
     case OpStatus::kUnsupported: return "not supported on this connection";
+    case OpStatus::kRefused: return "refused";
+    case OpStatus::kBadSecret: return "wrong secret";
   }
   return "unknown status";
 }
@@ -123,8 +126,9 @@ HeaderError ParseFrameHeader(const char* in, FrameHeader* h) {
   uint8_t t = static_cast<uint8_t>(in[3]);
   switch (static_cast<MsgType>(t)) {
     case MsgType::kCreate: case MsgType::kLstat: case MsgType::kIngest: case MsgType::kInfo:
-    case MsgType::kStats: case MsgType::kAttachShm: case MsgType::kStatReply: case MsgType::kIngestReply:
-    case MsgType::kInfoReply: case MsgType::kStatsReply: case MsgType::kAttachShmReply:
+    case MsgType::kStats: case MsgType::kAttachShm: case MsgType::kHello: case MsgType::kStatReply:
+    case MsgType::kIngestReply: case MsgType::kInfoReply: case MsgType::kStatsReply: case MsgType::kAttachShmReply:
+    case MsgType::kHelloReply:
       break;
     default:
       return HeaderError::kUnknownType;
@@ -167,6 +171,11 @@ void EncodeAttachShm(int cpu, uint32_t seq, std::string* frame) {
   w.Int<uint32_t>(cpu < 0 ? kNoCpu : static_cast<uint32_t>(cpu));
 }
 
+void EncodeHello(std::string_view secret, uint32_t seq, std::string* frame) {
+  FrameWriter w(frame, MsgType::kHello, seq);
+  frame->append(secret.data(), secret.size());
+}
+
 void EncodeStatReply(const StatReply& m, uint32_t seq, std::string* frame) {
   FrameWriter w(frame, MsgType::kStatReply, seq);
   w.Int<uint8_t>(static_cast<uint8_t>(m.status));
@@ -191,10 +200,16 @@ void EncodeStatsReply(const StatsReply& m, uint32_t seq, std::string* frame) {
   w.Int<uint64_t>(m.cpu_micros);
   w.Int<uint64_t>(m.entries);
   w.Int<uint8_t>(m.read_only ? 1 : 0);
+  w.Int<uint8_t>(static_cast<uint8_t>(m.status));
 }
 
 void EncodeAttachShmReply(OpStatus status, uint32_t seq, std::string* frame) {
   FrameWriter w(frame, MsgType::kAttachShmReply, seq);
+  w.Int<uint8_t>(static_cast<uint8_t>(status));
+}
+
+void EncodeHelloReply(OpStatus status, uint32_t seq, std::string* frame) {
+  FrameWriter w(frame, MsgType::kHelloReply, seq);
   w.Int<uint8_t>(static_cast<uint8_t>(status));
 }
 
@@ -240,6 +255,12 @@ bool DecodeAttachShm(std::string_view body, int* cpu) {
   return r.Done();
 }
 
+bool DecodeHello(std::string_view body, std::string_view* secret) {
+  if (body.size() != kHelloSecretBytes) return false;
+  *secret = body;
+  return true;
+}
+
 bool DecodeStatReply(std::string_view body, StatReply* m) {
   BodyReader r(body);
   uint8_t s = r.Int<uint8_t>();
@@ -275,6 +296,9 @@ bool DecodeStatsReply(std::string_view body, StatsReply* m) {
   uint8_t ro = r.Int<uint8_t>();
   if (ro > 1) r.Fail();
   m->read_only = ro == 1;
+  uint8_t status = r.Int<uint8_t>();
+  if (!ValidStatus(status)) r.Fail();
+  m->status = static_cast<OpStatus>(status);
   return r.Done();
 }
 
@@ -282,6 +306,14 @@ bool DecodeAttachShmReply(std::string_view body, OpStatus* status) {
   BodyReader r(body);
   uint8_t s = r.Int<uint8_t>();
   if (!ValidStatus(s)) r.Fail();
+  *status = static_cast<OpStatus>(s);
+  return r.Done();
+}
+
+bool DecodeHelloReply(std::string_view body, OpStatus* status) {
+  BodyReader r(body);
+  uint8_t s = r.Int<uint8_t>();
+  if (s != static_cast<uint8_t>(OpStatus::kOk) && s != static_cast<uint8_t>(OpStatus::kBadSecret)) r.Fail();
   *status = static_cast<OpStatus>(s);
   return r.Done();
 }

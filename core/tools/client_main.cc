@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -229,7 +230,8 @@ class ClientJob {
       }
     } else {
       // Local stores: every rank counts its own.
-      uint64_t mine = backend_->LocalEntries();
+      uint64_t mine = 0;
+      if (!dm::AllRanksOk(backend_->LocalEntries(&mine, &error), kTool, error, MPI_COMM_WORLD)) return false;
       dm::QuietReduce(&mine, &held, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
     }
     if (mpi_.rank() != 0 || held == expected) return true;
@@ -240,13 +242,25 @@ class ClientJob {
   }
 
 #ifdef DELTAMETA_CLIENT_STORE_MODES
+  // About the most entries one memtable of the write phase can hold, which its index is
+  // reserved for (more only cost one copy of the index; --n entries could need more address
+  // space than the host allows: --n=1e11 was an uncaught std::bad_alloc). RocksDB starts a new memtable once one has taken more than
+  // memtable_size plus part of an arena block (at most an eighth of memtable_size); the
+  // write batch that crosses that line (write_ahead_log_buffer bytes) still goes in. Every
+  // entry takes at least 24 bytes: its 8-byte directory id and sequence number in the
+  // memtable's arena, and its 8-byte slot in the index.
+  static uint64_t MemtableEntries(const dm::StoreOptions& o) {
+    const uint64_t bytes = static_cast<uint64_t>(o.memtable_size + o.memtable_size / 8 + o.write_ahead_log_buffer);
+    return bytes / 24 + 1;
+  }
+
   // --fs_use_local=1: the rank's own store <db>/r<rank>.
   bool OpenLocalStore(std::string* error) {
     const std::string path = flags_.db + "/r" + std::to_string(mpi_.rank());
     const dm::StoreLayout layout{dm::StoreLayout::Kind::kOrigin, work_.rank, work_.num_ranks};
     dm::StoreOptions local = options_;
     local.write_only = !flags_.use_existing_fs;
-    local.write_only_entries = work_.files_per_rank;
+    local.write_only_entries = std::min<uint64_t>(work_.files_per_rank, MemtableEntries(options_));
     auto store = dm::Store::Open(path, flags_.use_existing_fs ? dm::Store::Mode::kReadOnly : dm::Store::Mode::kCreate,
                                  local, layout, error);
     if (store && flags_.use_existing_fs &&

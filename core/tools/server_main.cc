@@ -34,6 +34,11 @@ struct ServerFlags {
   int64_t info_port = 10086;
   std::string ready_file;
   bool cpu_affinity = true;
+  int64_t frame_timeout = 10;
+  int64_t idle_timeout = 1800;
+  int64_t conn_buffer_mb = 64;
+  int64_t wal_flush_ms = 100;
+  bool wal_sync = false;
 };
 
 void RegisterFlags(dm::FlagSet* f, ServerFlags* s) {
@@ -52,6 +57,20 @@ void RegisterFlags(dm::FlagSet* f, ServerFlags* s) {
   f->Bool("cpu_affinity", &s->cpu_affinity,
           "pin the shared-memory loop threads to this host's CPUs in turn (ranks, then loops), so that "
           "a client pinned to a CPU is served there (0: leave them to the scheduler)");
+  f->Int("frame_timeout", &s->frame_timeout, 1, 3600,
+         "seconds a request may take to arrive whole from its first byte, and a new connection to "
+         "present the job's secret; a slower peer is disconnected");
+  f->Int("idle_timeout", &s->idle_timeout, 0, 604800,
+         "seconds a connection may go without a complete request before it is closed (a client holds "
+         "its connections for its whole job; 0: never)");
+  f->Int("conn_buffer_mb", &s->conn_buffer_mb, 1, 4096,
+         "MiB of request bytes a rank buffers over all its connections beyond 1 KiB each; a "
+         "connection whose frame would go over it is dropped");
+  f->Int("wal_flush_ms", &s->wal_flush_ms, 0, 60000,
+         "write the write-ahead log's buffer to its file at least this often, so a crash of the server "
+         "loses at most this many milliseconds of acknowledged creates (0: only when the buffer fills)");
+  f->Bool("wal_sync", &s->wal_sync,
+          "sync every create to the device before acknowledging it (survives a machine crash; slow)");
 }
 
 // Atomically publishes `text` at `path`.
@@ -77,6 +96,7 @@ void PrintHeader(const ServerFlags& f, const dm::StoreOptions& o, int ranks) {
   std::printf("Fs info port:       %lld\n", static_cast<long long>(f.info_port));
   std::printf("Fs skip checks:     %d\n", f.skip_fs_checks);
   std::printf("CPU affinity:       %d\n", f.cpu_affinity);
+  std::printf("WAL flush every:    %lld ms (sync=%d)\n", static_cast<long long>(f.wal_flush_ms), f.wal_sync);
   std::printf("MAIN DB:\n%s", o.HeaderText().c_str());
   std::printf("Use existing db:    %d\n", f.use_existing_fs);
   std::printf("Db: %s/r<rank>\n", f.db.c_str());
@@ -121,8 +141,10 @@ int Serve(const dm::MpiSession& mpi, const ServerFlags& flags, const dm::StoreOp
     const std::vector<int> cpus = dm::AllowedCpus();
     for (int i = 0; i < threads; i++) loop_cpus.push_back(dm::CpuForSlot(cpus, first_slot + i));
   }
-  dm::MetadataService service(store.get(), layout.index, layout.count, !flags.skip_fs_checks);
-  dm::RpcServer rpc(threads, &service, prefix, loop_cpus);
+  dm::MetadataService service(store.get(), layout.index, layout.count, !flags.skip_fs_checks, prefix);
+  dm::RpcLimits limits{std::chrono::seconds(flags.frame_timeout), std::chrono::seconds(flags.idle_timeout),
+                       static_cast<size_t>(flags.conn_buffer_mb) << 20};
+  dm::RpcServer rpc(threads, &service, prefix, loop_cpus, limits);
 
   // Every rank listens, then all addresses are exchanged so any rank can answer info.
   char mine[kAddressSlot * 16] = {0};
@@ -184,6 +206,9 @@ int Run(const dm::MpiSession& mpi, int argc, char** argv) {
   if (exit_code >= 0) return exit_code;
   if (flags.use_existing_fs) options.disable_write_ahead_logging = true;
   options.checked_creates = !flags.use_existing_fs && !flags.skip_fs_checks;
+  options.wal_flush_ms = flags.wal_flush_ms;
+  options.wal_sync = flags.wal_sync;
+  if (!flags.use_existing_fs) options.space_reserve = options.SpaceReserve();
   if (mpi.rank() == 0) PrintHeader(flags, options, mpi.size());
   return Serve(mpi, flags, options);
 }

@@ -1,5 +1,6 @@
 """scripts/ceph-cluster.sh: a throw-away single-node Ceph cluster starts, stores and returns
-objects, refuses a taken port or a second start, and stops leaving no daemon behind."""
+objects, refuses a taken port or a second start, stops and starts its OSD alone (for the
+fault tests, core/tests/integration/test_rados_faults.py), and stops leaving no daemon behind."""
 import os
 import socket
 import subprocess
@@ -69,3 +70,20 @@ def test_taken_port_is_refused(tmp_path):
         res = cluster("start", str(tmp_path / "c"), "--port", str(port))
     assert res.returncode != 0 and f"port {port} on 127.0.0.1 is in use" in res.stderr
     assert daemon_pids(str(tmp_path / "c")) == []
+
+
+def test_osd_stops_and_starts_alone(running):
+    d, _, pids = running
+    mon, osd = pids
+    killed = cluster("osd-stop", d, "--kill")
+    assert killed.returncode == 0, killed.stderr
+    assert not alive(osd) and alive(mon) and daemon_pids(d) == [mon]
+    started = cluster("osd-start", d)
+    assert started.returncode == 0, started.stderr
+    again = daemon_pids(d)
+    assert len(again) == 2 and again[1] != osd and alive(again[1])
+    twice = cluster("osd-start", d)
+    assert twice.returncode != 0 and "is running: stop it first" in twice.stderr
+    stopped = cluster("osd-stop", d)
+    assert stopped.returncode == 0, stopped.stderr
+    assert not alive(again[1]) and alive(mon)

@@ -28,8 +28,12 @@ class ClientBackend {
                      std::string* error) = 0;
   // Makes the phase's creates durable and visible (part of the timed write phase).
   virtual bool Commit(std::string* error) = 0;
-  // Entries in the rank's own store (LocalBackend); 0 for backends without one.
-  virtual uint64_t LocalEntries() { return 0; }
+  // Entries in the rank's own store (LocalBackend); 0 for backends without one. False
+  // with *error if the store could not be read whole.
+  virtual bool LocalEntries(uint64_t* entries, std::string*) {
+    *entries = 0;
+    return true;
+  }
 };
 
 // Connections to every server of a job, found through its info endpoint.

@@ -12,7 +12,8 @@
 //  - any other job (ranks on several hosts, or a transport list the user chose) ends, once
 //    every rank has finished its work, by telling the process manager it is done (PMI-1
 //    `finalize`, the same message MPI_Finalize ends with) and exiting, without UCX's
-//    disconnect. Nothing is lost: a rank's results are written before it gets there.
+//    disconnect. Nothing is lost: a rank's results are written before it gets there. The
+//    process manager is Hydra (mpiexec) or Slurm's srun --mpi=pmi2: both speak PMI-1 here.
 #pragma once
 
 #include <mpi.h>
@@ -57,7 +58,12 @@ nlohmann::json PlacementJson();
 const char* SameHostTransports();
 
 // Tells the PMI-1 process manager on `pmi_fd` that this rank is done (finalize and its
-// acknowledgement). False if it does not answer as expected.
+// acknowledgement). False if it does not answer as expected. MPICH speaks PMI-1 to Hydra
+// and also to Slurm's `srun --mpi=pmi2`, whose plugin serves PMI-1 clients too.
 bool PmiFinalize(int pmi_fd);
+
+// True if `reply` (one line, without its newline) acknowledges PMI-1 `finalize`:
+// "cmd=finalize_ack" (Hydra) or with a zero return code, "cmd=finalize_ack rc=0" (Slurm).
+bool IsFinalizeAck(const std::string& reply);
 
 }  // namespace deltameta

@@ -19,10 +19,11 @@ bool ParseAddress(const std::string& uri, std::string* host, uint16_t* port, std
 class RpcClient {
  public:
   // Connects to `address`, retrying while the server refuses, for at most `timeout`; the
-  // same timeout bounds every later call. A server in the same network namespace is
-  // reached over the fastest transport that `fastest` allows (transport.h); a server that
-  // cannot share memory is used over its Unix socket. nullptr with *error naming the
-  // address on failure.
+  // same timeout bounds every later call. Every connection starts with a hello that
+  // presents the job's secret (secret.h), read from its file on each call. A server in the
+  // same network namespace is reached over the fastest transport that `fastest` allows
+  // (transport.h); a server that cannot share memory is used over its Unix socket. nullptr
+  // with a one-line *error naming the address (or the secret file) on failure.
   static std::unique_ptr<RpcClient> Connect(const std::string& address, std::chrono::milliseconds timeout,
                                             Transport fastest, std::string* error);
   ~RpcClient();
@@ -40,6 +41,8 @@ class RpcClient {
   RpcClient(int fd, std::string address, std::chrono::milliseconds timeout, Transport transport)
       : fd_(fd), address_(std::move(address)), timeout_(timeout), transport_(transport) {}
   static constexpr size_t kReplyBuffer = 4096;
+  // Presents the secret read from `secret_file`; false with *error if the server refused it.
+  bool Hello(const std::string& secret, const std::string& secret_file, std::string* error);
   // Asks the server for a shared-memory channel; stays on the socket if it has none.
   bool AttachShm(std::string* error);
   bool Send(const std::string& request, std::string* error);

@@ -96,6 +96,9 @@ class ShmChannel {
   void PostReply(std::string_view frame);
   // Ends the channel: the client's pending and later calls fail.
   void Drop();
+  // The client's request ticket as it stands: it moves with every request posted. Any
+  // thread may read it (the server's idle check does, now and then).
+  uint32_t RequestTicket() const;
 
  private:
   struct Control;

@@ -40,6 +40,9 @@ class ShmServer {
     // The descriptors to pass to the client; valid while the lease lives.
     int channel_fd() const;
     int doorbell_fd() const;
+    // Moves with every request the client posts (ShmChannel::RequestTicket); read by the
+    // socket's idle check, so a channel in use keeps its connection from counting as idle.
+    uint32_t request_ticket() const;
 
    private:
     friend class ShmServer;

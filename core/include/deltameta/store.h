@@ -1,10 +1,19 @@
 // A metadata store: one RocksDB database holding key -> encoded FileStat, plus its layout
-// marker. Thread-safe for concurrent Put/Get/Ingest.
+// marker. Thread-safe for concurrent Put/Get/Ingest. A writable store may run one
+// watcher thread (StoreOptions::wal_flush_ms, space_reserve): it writes the buffered
+// write-ahead log out at that interval, which bounds what a crash of the process can
+// lose, and it keeps free space for a clean close: while the store's file system has less
+// than the reserve free, writes are refused (NoSpace) before they reach RocksDB, so what
+// was acknowledged can still be flushed into a table when the store closes.
 #pragma once
 
+#include <atomic>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include <rocksdb/db.h>
@@ -42,8 +51,9 @@ class Store {
   // Moves (links) the given table files, named by URI, into the store. They must be in
   // the same file system (directory tree or RADOS pool) as the store.
   rocksdb::Status Ingest(const std::vector<std::string>& table_uris);
-  // Counts the entries by a full scan.
-  uint64_t CountEntries();
+  // Counts the entries by a full scan into *entries; an error (a damaged table: Corruption,
+  // naming the file) if the scan could not read every table.
+  rocksdb::Status CountEntries(uint64_t* entries);
   std::unique_ptr<rocksdb::Iterator> NewIterator();
   // Makes every acknowledged write durable: the WAL synced, the memtable written as a table.
   rocksdb::Status Flush();
@@ -59,12 +69,24 @@ class Store {
         read_only_env_(std::move(read_only_env)),
         write_options_(w),
         db_(db) {}
+  // Starts the watcher thread: every `interval_ms`, it writes the log buffer out (if
+  // `flush_log`) and checks the free space against `reserve` bytes (if > 0).
+  void StartWatcher(int64_t interval_ms, bool flush_log, int64_t reserve);
+  // One round of the watcher; false once it has nothing left to do (the log failed).
+  bool WatchOnce(bool* flush_log, int64_t reserve);
+  void StopWatcher();
+  rocksdb::Status NoSpace() const;
 
   StorageLocation location_;
   StoreLayout layout_;
   std::unique_ptr<rocksdb::Env> read_only_env_;  // declared before db_: outlives it
   rocksdb::WriteOptions write_options_;
   std::unique_ptr<rocksdb::DB> db_;
+  std::atomic<bool> space_low_{false};  // set and cleared by the watcher only
+  std::thread watcher_;
+  std::mutex watcher_mu_;
+  std::condition_variable watcher_wake_;
+  bool watcher_stop_ = false;
 };
 
 }  // namespace deltameta

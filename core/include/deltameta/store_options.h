@@ -36,6 +36,20 @@ struct StoreOptions {
   // the name is new (IndexFS servers). The memtable then keeps a whole-key Bloom filter, so
   // the check of a new name skips the memtable's skip list (a quarter of a create's work).
   bool checked_creates = false;
+  // Not environment settings: how long an acknowledged write may wait in the buffered
+  // write-ahead log before it reaches the file (a store thread writes the buffer out at
+  // this interval; 0: only when the buffer fills, as the seed guide's prototype), and
+  // whether every write is synced to the device before it returns (the buffer is then
+  // not used). Servers set them from --wal_flush_ms and --wal_sync (core/README.md,
+  // "Failures").
+  int64_t wal_flush_ms = 0;
+  bool wal_sync = false;
+  // Not an environment setting: the free space (bytes) a writable local store keeps for
+  // its close (the memtable's flush) and its compactions; 0: none kept. Servers and the
+  // DeltaFS writer set SpaceReserve().
+  int64_t space_reserve = 0;
+  // Room for one memtable flush, a compaction's worth of tables and the log buffer.
+  int64_t SpaceReserve() const { return memtable_size + 4 * table_size + write_ahead_log_buffer; }
 
   // Whether this build has Snappy (CMake DELTAMETA_WITH_SNAPPY). Without it compression
   // defaults to none and DELTAFS_Db_compression=1 is an error.

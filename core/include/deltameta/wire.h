@@ -3,6 +3,9 @@
 // followed by the body. Bodies are fixed-order fields: integers little-endian, strings as
 // a u16 LE length and bytes. A decoder accepts a body only if every field is present,
 // every length is within its limit and no byte is left over.
+//
+// The first frame on every connection is a hello carrying the job's secret (secret.h); a
+// server serves nothing else on a connection until the hello's secret matched its own.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +17,7 @@
 
 namespace deltameta {
 
-constexpr uint8_t kWireVersion = 3;
+constexpr uint8_t kWireVersion = 4;
 constexpr size_t kFrameHeaderBytes = 12;
 constexpr uint32_t kMaxFrameBodyBytes = 1 << 20;
 constexpr size_t kMaxPathBytes = 4096;
@@ -27,12 +30,17 @@ enum class MsgType : uint8_t {
   kInfo = 4,         // (empty) -> InfoReply
   kStats = 5,        // StatsRequest -> StatsReply
   kAttachShm = 6,    // client CPU -> AttachShmReply; over a same-host socket (shm_channel.h)
+  kHello = 7,        // the secret (kHelloSecretBytes) -> HelloReply; first on every connection
   kStatReply = 0x81,
   kIngestReply = 0x83,
   kInfoReply = 0x84,
   kStatsReply = 0x85,
   kAttachShmReply = 0x86,
+  kHelloReply = 0x87,
 };
+
+// A hello's body: exactly the secret's bytes (secret.h's kSecretBytes).
+constexpr uint32_t kHelloSecretBytes = 32;
 
 // Operation outcome carried by replies.
 enum class OpStatus : uint8_t {
@@ -43,6 +51,8 @@ enum class OpStatus : uint8_t {
   kIoError = 4,
   kWrongServer = 5,  // the name belongs to another partition
   kUnsupported = 6,  // the server cannot do this on this connection
+  kRefused = 7,      // the request names something the server may not touch (ingest checks)
+  kBadSecret = 8,    // a hello whose secret is not the server's (HelloReply); the server closes
 };
 const char* OpStatusName(OpStatus s);
 
@@ -89,6 +99,7 @@ struct StatsReply {
   uint64_t cpu_micros = 0;  // the server process's user + system CPU time so far
   uint64_t entries = 0;     // entries in the store (only if counted)
   bool read_only = false;
+  OpStatus status = OpStatus::kOk;  // kIoError: the entries could not all be read (the server logs why)
 };
 
 // Each Encode* replaces *frame with one complete frame (header and body).
@@ -99,12 +110,16 @@ void EncodeInfo(uint32_t seq, std::string* frame);
 void EncodeStats(const StatsRequest& m, uint32_t seq, std::string* frame);
 // `cpu`: the one CPU the client is pinned to, or -1 (cpu_placement.h).
 void EncodeAttachShm(int cpu, uint32_t seq, std::string* frame);
+// `secret`: kHelloSecretBytes bytes.
+void EncodeHello(std::string_view secret, uint32_t seq, std::string* frame);
 void EncodeStatReply(const StatReply& m, uint32_t seq, std::string* frame);
 void EncodeIngestReply(const IngestReply& m, uint32_t seq, std::string* frame);
 void EncodeInfoReply(const InfoReply& m, uint32_t seq, std::string* frame);
 void EncodeStatsReply(const StatsReply& m, uint32_t seq, std::string* frame);
 // kOk: the two descriptors of the channel travel with the reply (shm_channel.h).
 void EncodeAttachShmReply(OpStatus status, uint32_t seq, std::string* frame);
+// kOk: the secret matched; kBadSecret: it did not.
+void EncodeHelloReply(OpStatus status, uint32_t seq, std::string* frame);
 
 // Each Decode* parses a body (without header); false if it is malformed in any way.
 bool DecodeCreate(std::string_view body, CreateRequest* m);
@@ -113,10 +128,13 @@ bool DecodeIngest(std::string_view body, IngestRequest* m);
 bool DecodeInfo(std::string_view body);
 bool DecodeStats(std::string_view body, StatsRequest* m);
 bool DecodeAttachShm(std::string_view body, int* cpu);
+// *secret views the body.
+bool DecodeHello(std::string_view body, std::string_view* secret);
 bool DecodeStatReply(std::string_view body, StatReply* m);
 bool DecodeIngestReply(std::string_view body, IngestReply* m);
 bool DecodeInfoReply(std::string_view body, InfoReply* m);
 bool DecodeStatsReply(std::string_view body, StatsReply* m);
 bool DecodeAttachShmReply(std::string_view body, OpStatus* status);
+bool DecodeHelloReply(std::string_view body, OpStatus* status);
 
 }  // namespace deltameta

@@ -287,10 +287,10 @@ def free_port():
 
 
 # --- wire format (core/include/deltameta/wire.h) ---
-MSG_CREATE, MSG_LSTAT, MSG_INFO, MSG_STATS = 1, 2, 4, 5
-MSG_STAT_REPLY, MSG_INFO_REPLY, MSG_STATS_REPLY = 0x81, 0x84, 0x85
-STATUS_OK, STATUS_NOT_FOUND, STATUS_READ_ONLY, STATUS_WRONG_SERVER = 0, 2, 3, 5
-WIRE_VERSION, STAT_VERSION = 3, 2
+MSG_CREATE, MSG_LSTAT, MSG_INGEST, MSG_INFO, MSG_STATS, MSG_HELLO = 1, 2, 3, 4, 5, 7
+MSG_STAT_REPLY, MSG_INFO_REPLY, MSG_STATS_REPLY, MSG_HELLO_REPLY = 0x81, 0x84, 0x85, 0x87
+STATUS_OK, STATUS_NOT_FOUND, STATUS_READ_ONLY, STATUS_WRONG_SERVER, STATUS_BAD_SECRET = 0, 2, 3, 5, 8
+WIRE_VERSION, STAT_VERSION = 4, 2
 STAT_FIELDS = ("ino", "mode", "uid", "gid", "size", "mtime_us", "ctime_delta")
 
 
@@ -353,9 +353,35 @@ def call(sock, request):
     return msg_type, seq, recv_exact(sock, length)
 
 
-def connect(address, timeout=5):
+def secret_file():
+    """The job's secret file (core/include/deltameta/secret.h), as the tools find it."""
+    return os.environ.get("DELTAMETA_SECRET_FILE") or os.path.join(os.path.expanduser("~"), ".deltameta", "secret")
+
+
+def read_secret():
+    with open(secret_file(), "rb") as f:
+        return f.read()
+
+
+def hello(sock, secret=None):
+    """Presents the secret (default: the job's) in a hello frame; returns the reply's status."""
+    msg_type, _, body = call(sock, frame(MSG_HELLO, read_secret() if secret is None else secret))
+    assert msg_type == MSG_HELLO_REPLY and len(body) == 1, (msg_type, body)
+    return body[0]
+
+
+def connect(address, timeout=5, authenticate=True):
+    """A socket to a server rank, which has presented the job's secret unless authenticate=False."""
     host, port = address.rsplit(":", 1)
-    return socket.create_connection((host, int(port)), timeout=timeout)
+    sock = socket.create_connection((host, int(port)), timeout=timeout)
+    if authenticate:
+        try:
+            status = hello(sock)
+        except BaseException:
+            sock.close()
+            raise
+        assert status == STATUS_OK, "the server refused the secret in %s" % secret_file()
+    return sock
 
 
 def server_addresses(servers):
@@ -379,5 +405,7 @@ def count_entries(addresses):
         with connect(address) as s:
             msg_type, _, body = call(s, frame(MSG_STATS, b"\x01"))
         assert msg_type == MSG_STATS_REPLY, msg_type
-        total += struct.unpack_from("<QQ", body)[1]
+        _, entries, _, status = struct.unpack("<QQBB", body)
+        assert status == STATUS_OK, "server %s could not count its entries (status %d)" % (address, status)
+        total += entries
     return total

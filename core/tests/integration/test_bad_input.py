@@ -1,4 +1,5 @@
 # Bad input: malformed flags and settings, missing or wrong stores, unreachable and read-only servers.
+import glob
 import os
 import socket
 import unittest
@@ -75,6 +76,27 @@ class BadInput(unittest.TestCase):
                              (flags(bk=1, fs_use_local=1, db=self.s.path("x")), "--bk=1 and --fs_use_local=1")]:
             with self.subTest(args=args):
                 self.assert_one_line_error(self.run_tool("deltameta_client", args), 2, needle)
+
+    def test_a_huge_n_is_not_refused_for_memory_it_does_not_need(self):
+        # What the DeltaFS writer holds does not grow with --n: its memtable's index is
+        # reserved for what one memtable can hold, not for --n entries (--n=1e11 once ended
+        # in an uncaught std::bad_alloc, reserving 800 GB). So this --n is no bad input: the
+        # job writes its first tables in tens of MiB, and would go on for days.
+        db = self.s.path("huge")
+        job = self.s.start("huge-n", 1, "deltameta_client", flags(n=100000000000, fs_use_local=1, db=db))
+
+        def first_table():
+            if not job.running():
+                raise AssertionError("the job exited with %s: %s" % (job.proc.returncode, job.stderr()))
+            return glob.glob(os.path.join(db, "r0", "*.sst"))
+
+        harness.wait_until(first_table, 60, "the write phase's first table")
+        (pid,) = job.rank_threads("deltameta_client_store")
+        with open("/proc/%d/status" % pid) as f:
+            peak_kib = next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
+        self.assertLess(peak_kib, 256 << 10, "peak resident memory %d KiB" % peak_kib)
+        self.assertEqual(job.stderr(), "")
+        job.kill()
 
     def test_bad_store_setting(self):
         closed = "tcp://127.0.0.1:%d" % harness.free_port()

@@ -1,17 +1,17 @@
 # What users see when RADOS storage goes wrong: an unreachable cluster, a missing config
-# or pool, a bad setting, a table object that is gone, and a full object store. Each must
-# end the job with a one-line error naming the problem, a non-zero exit, and no hang.
-# ctest starts the shared cluster and sets CEPH_CONF; the full-store case starts its own.
+# or pool, a bad setting, librados missing, a table object that is gone. Each must end the
+# job with a one-line error naming the problem, a non-zero exit, and no hang. ctest starts
+# the shared cluster and sets CEPH_CONF; nothing here fills or breaks it (a full object
+# store and a lost OSD are in test_rados_faults.py, on clusters of their own).
 import os
+import shutil
 import subprocess
-import time
 import unittest
 
 import harness
 from harness import flags
 
 POOL = os.environ.get("CEPH_POOL", "deltameta")
-SCRIPT = os.environ["CEPH_CLUSTER_SCRIPT"]
 
 
 def rados(conf, *args, timeout=60):
@@ -53,14 +53,19 @@ class RadosErrors(unittest.TestCase):
     def test_librados_that_cannot_be_loaded_is_named(self):
         # In a mount namespace of its own the storage tool sees every librados as an empty
         # file, as on a host without librados2: it must say so, not crash.
-        probe = subprocess.run(["unshare", "--mount", "true"], capture_output=True, text=True, timeout=30)
-        if probe.returncode != 0:
-            self.skipTest("needs a mount namespace of its own, which this user or container may not make "
-                          "(unshare --mount: %s)" % probe.stderr.strip())
         libs = sorted({os.path.realpath(os.path.join(d, f)) for d in ("/usr/lib/x86_64-linux-gnu", "/usr/lib")
                        if os.path.isdir(d) for f in os.listdir(d) if f.startswith("librados.so")})
         self.assertTrue(libs, "no librados found: run scripts/install-deps.sh")
         hide = " && ".join("mount --bind /dev/null %s" % lib for lib in libs)
+        # The privilege is probed by doing exactly that (a namespace of its own may be
+        # allowed where mounting in it is not); the mounts end with the namespace.
+        if shutil.which("unshare") is None:
+            self.skipTest("needs unshare (util-linux) to hide librados in a mount namespace of its own")
+        probe = subprocess.run(["unshare", "--mount", "sh", "-c", hide], capture_output=True, text=True, timeout=30)
+        if probe.returncode != 0:
+            why = (probe.stderr.strip().splitlines() or ["exit code %d" % probe.returncode])[0]
+            self.skipTest("needs to bind-mount in a mount namespace of its own (root with CAP_SYS_ADMIN), "
+                          "which this user or container may not: %s" % why)
         tool = os.path.join(harness.BIN, "deltameta_storage")
         r = subprocess.run(["unshare", "--mount", "sh", "-c", "%s && exec %s ls rados://%s/x" % (hide, tool, POOL)],
                            capture_output=True, text=True, timeout=60)
@@ -85,30 +90,6 @@ class RadosErrors(unittest.TestCase):
         self.assertEqual(rados(conf, "rm", file_id + ".0").returncode, 0)
         c = self.s.compactor("compact", 2, flags(src_dir=origin, dst_dir=origin + "-out"))
         self.assert_fails(c, "missing RADOS object %s/%s.0" % (POOL, file_id), 60)
-
-    def test_a_full_object_store_fails_clearly(self):
-        cluster = self.s.path("small-cluster")
-        started = subprocess.run(["bash", SCRIPT, "start", cluster, "--memory-mb", "32"], capture_output=True,
-                                 text=True, timeout=180)
-        self.addCleanup(subprocess.run, ["bash", SCRIPT, "stop", cluster], timeout=120)
-        self.assertEqual(started.returncode, 0, started.stderr)
-        conf = os.path.join(cluster, "ceph.conf")
-        blob = self.s.path("blob")
-        with open(blob, "wb") as f:
-            f.write(os.urandom(8 << 20))
-        # The memory store admits writes until the OSD next samples its usage (every few
-        # seconds), then drops them.
-        for i in range(30):
-            put = subprocess.run(["rados", "-c", conf, "-p", POOL, "put", "fill-%d" % i, blob,
-                                  "--rados-osd-op-timeout", "5"], capture_output=True, text=True, timeout=60)
-            if put.returncode != 0:
-                break
-            time.sleep(1)
-        self.assertNotEqual(put.returncode, 0, "the 32 MiB store never filled up")
-        start = time.monotonic()
-        r = self.write("full", "rados://%s/full" % POOL, {"CEPH_CONF": conf, "DELTAMETA_RADOS_TIMEOUT": 5})
-        self.assert_fails(r, "is the cluster up and the pool not full?", 60)
-        self.assertLess(time.monotonic() - start, 60)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@
 #include <rocksdb/env.h>
 #include <rocksdb/file_system.h>
 
+#include "deltameta/rados_fs.h"
 #include "deltameta/storage.h"
 #include "deltameta/store.h"
 #include "deltameta/table_writer.h"
@@ -163,6 +164,30 @@ TEST_F(RadosFsTest, RepeatedReadsAreServedFromTheObjectCache) {
   EXPECT_EQ(ReadFile("cached"), data) << "the second read must not go to RADOS";
 }
 
+TEST_F(RadosFsTest, TheObjectCacheKeepsWholeObjectsUpToItsSize) {
+  // 1 MiB objects under an 8 MiB cache: all four of a file's objects must stay. (RocksDB's
+  // LRU cache split 8 MiB into 16 shards of 512 KiB, none of which kept a whole object:
+  // every read went to RADOS again.)
+  PoolObjects pool;
+  std::unique_ptr<rocksdb::Env> env = rocksdb::NewCompositeEnv(NewRadosFileSystem(pool.io(), Pool(), 1 << 20, 8 << 20));
+  const std::set<std::string> before = pool.Names();
+  const std::string data = RandomBytes(4 << 20, 9);
+  ASSERT_TRUE(rocksdb::WriteStringToFile(env.get(), data, P("four-objects")).ok());
+  std::string got;
+  ASSERT_TRUE(rocksdb::ReadFileToString(env.get(), P("four-objects"), &got).ok());
+  ASSERT_TRUE(got == data);
+  std::string id;
+  for (const std::string& name : pool.Names()) {
+    if (!before.count(name) && name.size() > 2 && name.compare(name.size() - 2, 2, ".1") == 0) id = name.substr(0, name.size() - 2);
+  }
+  ASSERT_FALSE(id.empty());
+  for (const char* chunk : {".1", ".2", ".3"}) ASSERT_EQ(rados_remove(pool.io(), (id + chunk).c_str()), 0) << chunk;
+  got.clear();
+  rocksdb::Status s = rocksdb::ReadFileToString(env.get(), P("four-objects"), &got);
+  EXPECT_TRUE(s.ok()) << s.ToString() << ": the second read must not go to RADOS";
+  EXPECT_TRUE(got == data);
+}
+
 TEST_F(RadosFsTest, DirectoriesListCreateAndDelete) {
   ASSERT_TRUE(env_->CreateDir(P("a")).ok());
   EXPECT_FALSE(env_->CreateDir(P("a")).ok());
@@ -303,7 +328,9 @@ TEST_F(RadosFsTest, StoreWithIngestedTablesLivesInRados) {
   EXPECT_TRUE(Children("tables").empty()) << "ingestion moves the tables";
   auto store = Store::Open(store_uri, Store::Mode::kReadOnly, options, StoreLayout(), &error);
   ASSERT_NE(store, nullptr) << error;
-  EXPECT_EQ(store->CountEntries(), 20001u);
+  uint64_t entries = 0;
+  ASSERT_TRUE(store->CountEntries(&entries).ok());
+  EXPECT_EQ(entries, 20001u);
   std::string value;
   ASSERT_TRUE(store->Get("k00012345", &value).ok());
   EXPECT_EQ(value, RandomBytes(40, 12345));

@@ -110,7 +110,10 @@ TEST(ShmChannelTest, RequestAndReplyGoThroughTheChannel) {
   EXPECT_EQ(client_end->AwaitReply(milliseconds(30000)), ShmChannel::Wait::kReply);
   replier.join();
   StatsReply r;
-  EXPECT_TRUE(DecodeStatsReply(std::string_view(client_end->reply_slot() + kFrameHeaderBytes, 17), &r));
+  std::string sent;
+  EncodeStatsReply(StatsReply{1, 2, false}, 7, &sent);
+  EXPECT_TRUE(DecodeStatsReply(std::string_view(client_end->reply_slot() + kFrameHeaderBytes,
+                                                sent.size() - kFrameHeaderBytes), &r));
   EXPECT_EQ(r.entries, 2u);
 }
 

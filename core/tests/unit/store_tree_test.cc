@@ -57,6 +57,27 @@ TEST(StoreTreeTest, RemovesAStoreRootAndCountsIt) {
   EXPECT_EQ(tree.files, 0u);
 }
 
+TEST(StoreTreeTest, RemovesWhatAStoppedJobLeft) {
+  // A compaction stopped before it ingested (its staging-r<N> tables beside the stores),
+  // and a bulk-insertion client stopped before its commit (its p<N>-NNNNNN.sst tables).
+  TempDir tmp;
+  const std::string compacted = tmp.path() + "/compacted";
+  MakeStore(compacted + "/r0");
+  Touch(compacted + "/staging-r0/000001.sst");
+  Touch(compacted + "/staging-r1/000003.sst");
+  const std::string bulk = tmp.path() + "/cli";
+  Touch(bulk + "/r0/p0-000001.sst");
+  Touch(bulk + "/r0/p1-000001.sst");
+  StoreTree tree;
+  std::string error;
+  ASSERT_TRUE(RemoveStoreTree(At(compacted), false, &tree, &error)) << error;
+  EXPECT_EQ(tree.stores, 3u);
+  EXPECT_FALSE(fs::exists(compacted));
+  ASSERT_TRUE(RemoveStoreTree(At(bulk), false, &tree, &error)) << error;
+  EXPECT_EQ(tree.files, 2u);
+  EXPECT_FALSE(fs::exists(bulk));
+}
+
 TEST(StoreTreeTest, RemovesOneStore) {
   TempDir tmp;
   MakeStore(tmp.path() + "/r0");

@@ -147,7 +147,7 @@ TEST(WireDecodeTest, RejectsInvalidStatus) {
   std::string ingest_reply = BodyOf(EncodeIngestReply, IngestReply{OpStatus::kOk, ""});
   StatReply s;
   IngestReply i;
-  for (int status : {static_cast<int>(OpStatus::kUnsupported) + 1, 0x80, 0xff}) {
+  for (int status : {static_cast<int>(OpStatus::kBadSecret), static_cast<int>(OpStatus::kBadSecret) + 1, 0x80, 0xff}) {
     stat_reply[0] = ingest_reply[0] = static_cast<char>(status);
     EXPECT_FALSE(DecodeStatReply(stat_reply, &s)) << "status " << status;
     EXPECT_FALSE(DecodeIngestReply(ingest_reply, &i)) << "status " << status;
@@ -170,6 +170,11 @@ TEST(WireDecodeTest, RejectsBoolByteOverOne) {
   StatsReply reply;
   for (int b : {2, 0x80, 0xff}) {
     EXPECT_FALSE(DecodeStats(std::string(1, static_cast<char>(b)), &req)) << b;
+    std::string body = BodyOf(EncodeStatsReply, StatsReply{1, 2, false});
+    body[body.size() - 2] = static_cast<char>(b);  // the read-only flag
+    EXPECT_FALSE(DecodeStatsReply(body, &reply)) << b;
+  }
+  for (int b : {8, 0x80, 0xff}) {  // the status: not an OpStatus
     std::string body = BodyOf(EncodeStatsReply, StatsReply{1, 2, false});
     body.back() = static_cast<char>(b);
     EXPECT_FALSE(DecodeStatsReply(body, &reply)) << b;

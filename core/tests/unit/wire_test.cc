@@ -142,8 +142,33 @@ TEST(WireTest, AttachShmRoundTrip) {
   }
   OpStatus out;
   EXPECT_FALSE(DecodeAttachShmReply("", &out));
-  EXPECT_FALSE(DecodeAttachShmReply("\x07", &out));
+  EXPECT_FALSE(DecodeAttachShmReply("\x08", &out));
   EXPECT_FALSE(DecodeAttachShmReply(std::string("\0\0", 2), &out));
+}
+
+TEST(WireTest, HelloRoundTrip) {
+  const std::string secret(kHelloSecretBytes, '\xa5');
+  std::string frame;
+  EncodeHello(secret, 14, &frame);
+  const std::string body = BodyOf(frame, MsgType::kHello, 14);
+  std::string_view out;
+  ASSERT_TRUE(DecodeHello(body, &out));
+  EXPECT_EQ(out, secret);
+  EXPECT_FALSE(DecodeHello("", &out));
+  EXPECT_FALSE(DecodeHello(secret.substr(1), &out));  // one byte short
+  EXPECT_FALSE(DecodeHello(secret + "x", &out));      // one byte over
+  for (OpStatus status : {OpStatus::kOk, OpStatus::kBadSecret}) {
+    EncodeHelloReply(status, 15, &frame);
+    OpStatus got = OpStatus::kIoError;
+    ASSERT_TRUE(DecodeHelloReply(BodyOf(frame, MsgType::kHelloReply, 15), &got));
+    EXPECT_EQ(got, status);
+  }
+  OpStatus got;
+  EXPECT_FALSE(DecodeHelloReply("", &got));
+  EXPECT_FALSE(DecodeHelloReply("\x02", &got));  // only ok or a wrong secret
+  EXPECT_FALSE(DecodeHelloReply(std::string("\0\0", 2), &got));
+  // kBadSecret answers only a hello.
+  EXPECT_FALSE(DecodeAttachShmReply(std::string(1, static_cast<char>(OpStatus::kBadSecret)), &got));
 }
 
 TEST(WireTest, HeaderRejectsBadMagic) {
@@ -168,7 +193,7 @@ TEST(WireTest, HeaderRejectsBadVersion) {
 }
 
 TEST(WireTest, HeaderAcceptsExactlyTheKnownTypes) {
-  const std::vector<int> known = {1, 2, 3, 4, 5, 6, 0x81, 0x83, 0x84, 0x85, 0x86};
+  const std::vector<int> known = {1, 2, 3, 4, 5, 6, 7, 0x81, 0x83, 0x84, 0x85, 0x86, 0x87};
   std::string frame;
   EncodeInfo(1, &frame);
   for (int t = 0; t < 256; t++) {
