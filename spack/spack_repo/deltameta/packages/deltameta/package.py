@@ -22,7 +22,7 @@ class Deltameta(CMakePackage):
     git = f"file://{_PROJECT}"
 
     # Each release is the core's CMake project version at its commit; main follows the branch.
-    version("0.3.0", commit="c2c8d9b404b445b8bc757419b6118216bccff02c")
+    version("0.3.0", commit="3f8b9d3253716752f1c92286b713f6cacf0b64ce")
     version("0.2.0", commit="3f84012961f1cb17b30f32a0cc12f4bc3ab2283e")
     version("0.1.0", commit="dbf7280445a649ab64305d613905a9911e281cf7")
     version("main", branch="main")
