@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The multi-node cluster on this Docker host (docker/compose.yaml):
 #   docker/cluster.sh up [--nodes N] [--out DIR]   start N nodes (default 3) and wait until
-#                                                   each runs sshd and a Ceph OSD
+#                                                   each runs sshd, a Ceph OSD and slurmd
 #   docker/cluster.sh run [SNAKEMAKE ARGS]          the workflow's multi-node profile from the
 #                                                   head (ranks on every node, stores in RADOS)
+#   docker/cluster.sh slurm-run [SNAKEMAKE ARGS]    the same submitted through the cluster's
+#                                                   Slurm (config/profiles/slurm): one job per
+#                                                   run, spanning every node
 #   docker/cluster.sh exec CMD...                   a command on the head
 #   docker/cluster.sh down                          remove containers, network and volume
 # Environment: DELTAMETA_IMAGE (default deltameta), DELTAMETA_CLUSTER (the Compose project,
@@ -30,7 +33,7 @@ up() {
   docker image inspect "${DELTAMETA_IMAGE:-deltameta}" >/dev/null 2>&1 ||
     die "no image ${DELTAMETA_IMAGE:-deltameta}: build it first (docker/README.md)"
   mkdir -p "$out" && out=$(cd "$out" && pwd)
-  DELTAMETA_OUT=$out compose up -d --scale node=$((nodes - 1)) >/dev/null
+  DELTAMETA_OUT=$out DELTAMETA_NODES=$nodes compose up -d --scale node=$((nodes - 1)) >/dev/null
   local deadline=$((SECONDS + 180)) ready=0
   while [ $SECONDS -lt $deadline ]; do
     ready=$(compose exec -T head sh -c 'ls /cluster/ready 2>/dev/null | wc -l' 2>/dev/null || echo 0)
@@ -46,13 +49,18 @@ run() {
   compose exec -T head /opt/deltameta/docker/entrypoint.sh cluster-run "$@"
 }
 
+slurm_run() {
+  compose exec -T head /opt/deltameta/docker/entrypoint.sh cluster-slurm-run "$@"
+}
+
 cmd=${1:-}
 [ $# -eq 0 ] || shift
 case "$cmd" in
   up) up "$@" ;;
   run) run "$@" ;;
+  slurm-run) slurm_run "$@" ;;
   exec) compose exec -T head "$@" ;;
   down) compose down -v --remove-orphans --timeout 20 >/dev/null 2>&1
         echo "cluster: removed $project" ;;
-  *) die "usage: $0 up [--nodes N] [--out DIR] | run [SNAKEMAKE ARGS] | exec CMD... | down" ;;
+  *) die "usage: $0 up [--nodes N] [--out DIR] | run [SNAKEMAKE ARGS] | slurm-run [SNAKEMAKE ARGS] | exec CMD... | down" ;;
 esac

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # The image's entry point (under tini, which reaps exited daemons and ranks).
 #   run [SNAKEMAKE ARGS]   the workflow on this container alone, into /out (mount a host
-#                          folder there): results/, paper/figures/, paper/results-table.md and
-#                          results/report.html, owned by the owner of /out
+#                          folder there): results/ (the configuration's conclusions, figures
+#                          and report.html in results/<name>/), owned by the owner of /out
 #   node head|node         a node of the multi-node cluster (docker/compose.yaml; node.sh)
 #   cluster-run [ARGS]     on the head node: the workflow's multi-node profile over every
 #                          ready node (docker/cluster.sh run)
+#   cluster-slurm-run [ARGS]  on the head node: the same through the cluster's Slurm, with
+#                          the Slurm profile, every run one job on every node
+#                          (docker/cluster.sh slurm-run)
 #   anything else          run as given (e.g. bash)
 # A --configfile given as a path inside the workflow (config/profiles/smoke.yaml) is found
 # there; the image's own tools are always the ones used (core.build: installed).
@@ -42,10 +45,15 @@ run_workflow() {
   done
   configfiles+=(/opt/deltameta/docker/image-config.yaml)
   cd /out
-  snakemake -s "$WORKFLOW/Snakefile" --cores all --configfile "${configfiles[@]}" "${args[@]}"
+  local out_file out
+  out_file=$(mktemp)
+  # The Snakefile writes the configuration's output folder (results/<name>) into this file.
+  DELTAMETA_OUT_FILE=$out_file snakemake -s "$WORKFLOW/Snakefile" --cores all --configfile "${configfiles[@]}" \
+    "${args[@]}"
+  out=$(cat "$out_file") && rm -f "$out_file"
   snakemake -s "$WORKFLOW/Snakefile" --cores all --configfile "${configfiles[@]}" "${args[@]}" \
-    --report results/report.html
-  echo "deltameta: results in $(pwd)/results (summary.csv, report.html), figures in $(pwd)/paper/figures"
+    --report "$out/report.html"
+  echo "deltameta: results in $(pwd)/results (summary.csv, claims.md, report.html and figures/ in $(pwd)/$out)"
 }
 
 # The multi-node profile over the nodes that are up (the head first), as root, since MPI's
@@ -66,11 +74,30 @@ cluster_run() {
   run_workflow --configfile config/profiles/multi-node.yaml "$@"
 }
 
+# The multi-node profile submitted to the cluster's Slurm (docker/node.sh started it): each
+# run one job allocating every node (slurm.nodes), its ranks started by srun; no hostfile.
+# Stores on /out, which every node mounts, as an HPC site's shared file system
+# (--config storage=rados: in the cluster's Ceph instead).
+cluster_slurm_run() {
+  [ -s /cluster/slurm/slurm.conf ] ||
+    die "cluster-slurm-run is for the head node of a cluster started by docker/cluster.sh up (no /cluster/slurm/slurm.conf)"
+  local nodes
+  nodes=$(sinfo -h -o %D -t idle,mixed,allocated,completing | awk '{n += $1} END {print n + 0}')
+  [ "$nodes" -ge 2 ] || die "Slurm has $nodes node(s) up, the multi-node profile needs 2 (sinfo shows them)"
+  printf 'storage: posix\nmpi: {mpiexec: mpiexec, hostfile: "", min_hosts: 2}\nslurm: {nodes: %s}\n' "$nodes" \
+    > /cluster/slurm/workflow.yaml
+  out_owner=$(stat -c %u:%g /out)
+  trap 'chown -R "$out_owner" /out/results /out/paper /out/.snakemake 2>/dev/null || true' EXIT
+  run_workflow --configfile config/profiles/multi-node.yaml /cluster/slurm/workflow.yaml "$@" \
+    --workflow-profile "$WORKFLOW/config/profiles/slurm"
+}
+
 cmd=${1:-run}
 [ $# -eq 0 ] || shift
 case "$cmd" in
   run) as_owner_of_out run "$@"; run_workflow "$@" ;;
   node) exec /opt/deltameta/docker/node.sh "$@" ;;
   cluster-run) cluster_run "$@" ;;
+  cluster-slurm-run) cluster_slurm_run "$@" ;;
   *) exec "$cmd" "$@" ;;
 esac

@@ -3,8 +3,11 @@
 # /cluster volume and /out. Steps, each a function a later role can extend:
 #   every node   sshd with the cluster's key, its address in /cluster/nodes/HOSTNAME
 #   head         first: the cluster's ssh key and Ceph monitor, /cluster/ceph/ceph.conf
-#   every node   a Ceph OSD (in-memory store, saved when the node stops), then ready:
-#                /cluster/ready/HOSTNAME
+#   every node   a Ceph OSD (in-memory store, saved when the node stops)
+#   head         Slurm's controller, once all DELTAMETA_NODES nodes have written their
+#                address: /cluster/slurm/slurm.conf names every node (and the munge key)
+#   every node   munge and a slurmd (the head's too), then ready: /cluster/ready/HOSTNAME
+# Slurm is left out, saying so, when DELTAMETA_NODES is not set (docker/cluster.sh sets it).
 # The key is made when the cluster starts, never baked into the image. On SIGTERM (docker
 # stop) the node stops its daemons cleanly, OSD before monitor.
 #   node.sh head|node
@@ -115,9 +118,109 @@ start_ceph_osd() {
   until timeout 25 ceph -c "$conf" --connect-timeout 20 osd dump 2>/dev/null | grep -q "^osd.$id up"; do sleep 0.5; done
 }
 
+slurm_wanted() { [ -n "${DELTAMETA_NODES:-}" ]; }
+
+start_munge() {  # the head makes the cluster's key; every node runs munged with it
+  local key=$C/slurm/munge.key
+  if [ "$role" = head ] && [ ! -s "$key" ]; then
+    mkdir -p "$C/slurm" && chmod 700 "$C/slurm"
+    head -c 1024 /dev/urandom > "$key.new" && chmod 400 "$key.new" && mv "$key.new" "$key"
+  fi
+  wait_for_file "$key" 120
+  mkdir -p "$state/munge" /run/munge && chmod 755 "$state/munge" /run/munge
+  cp "$key" "$state/munge/munge.key" && chmod 400 "$state/munge/munge.key"
+  munged --force --foreground --key-file "$state/munge/munge.key" --socket /run/munge/munge.socket.2 \
+    --pid-file "$state/munge/munged.pid" --seed-file "$state/munge/seed" >>"$C/log/$host.munge.log" 2>&1 &
+  pids+=($!)
+  until [ -S /run/munge/munge.socket.2 ]; do
+    kill -0 "${pids[-1]}" 2>/dev/null || { log "munged exited (see $C/log/$host.munge.log)"; exit 1; }
+    sleep 0.1
+  done
+}
+
+write_slurm_conf() {  # the head, once every node has written its address: one line per node
+  local nodes=$DELTAMETA_NODES deadline=$((SECONDS + 180))
+  until [ "$(ls "$C/nodes" | wc -l)" -ge "$nodes" ]; do
+    [ $SECONDS -lt $deadline ] || { log "only $(ls "$C/nodes" | wc -l) of $nodes nodes wrote their address"; exit 1; }
+    sleep 0.2
+  done
+  local cpus memory f
+  cpus=$(nproc) memory=$(awk '/MemTotal/ {print int($2 / 1024 / 2)}' /proc/meminfo)
+  {
+    cat <<CONF
+# Written by docker/node.sh on the head from the cluster's node list (/cluster/nodes).
+ClusterName=deltameta
+SlurmctldHost=$host($addr)
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+StateSaveLocation=/var/lib/deltameta/slurmctld
+SlurmdSpoolDir=/var/lib/deltameta/slurmd
+SlurmctldPidFile=/run/slurmctld.pid
+SlurmdPidFile=/run/slurmd.pid
+SlurmctldLogFile=$C/log/slurmctld.log
+SlurmdLogFile=$C/log/slurmd-%n.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core_Memory
+MpiDefault=pmi2
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/filetxt
+JobCompLoc=$C/slurm/jobcomp.log
+JobAcctGatherType=jobacct_gather/none
+ReturnToService=2
+EnforcePartLimits=ALL
+MinJobAge=300
+KillWait=5
+SlurmdTimeout=10
+InactiveLimit=0
+CONF
+    # The head first: IndexFS servers go to a job's first node, and jobs are given nodes in
+    # this order.
+    for f in "$C/nodes/$host" $(ls "$C"/nodes/* | grep -v "/$host\$"); do
+      echo "NodeName=$(basename "$f") NodeAddr=$(cat "$f") CPUs=$cpus RealMemory=$memory State=UNKNOWN"
+    done
+    echo "PartitionName=cluster Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
+  } > "$C/slurm/slurm.conf.new"
+  mv "$C/slurm/slurm.conf.new" "$C/slurm/slurm.conf"
+}
+
+start_slurm() {
+  slurm_wanted || { log "DELTAMETA_NODES not set: no Slurm on this cluster (docker/cluster.sh up sets it)"; return 0; }
+  start_munge
+  if [ "$role" = head ]; then
+    rm -f "$C/slurm/slurm.conf"
+    write_slurm_conf
+    mkdir -p "$state/slurmctld"
+    ln -sfn "$C/slurm/slurm.conf" /etc/slurm/slurm.conf
+    slurmctld -D -i >>"$C/log/$host.slurmctld.out" 2>&1 &
+    pids+=($!)
+  fi
+  wait_for_file "$C/slurm/slurm.conf" 240
+  ln -sfn "$C/slurm/slurm.conf" /etc/slurm/slurm.conf
+  mkdir -p "$state/slurmd"
+  local deadline=$((SECONDS + 120))
+  until timeout 10 scontrol ping >/dev/null 2>&1; do
+    [ $SECONDS -lt $deadline ] || { log "Slurm's controller does not answer (see $C/log/slurmctld.log)"; exit 1; }
+    sleep 0.5
+  done
+  # A node started again may have a new address: tell the controller before registering.
+  timeout 30 scontrol update NodeName="$host" NodeAddr="$addr" >/dev/null 2>&1 || true
+  slurmd -D -N "$host" >>"$C/log/$host.slurmd.out" 2>&1 &
+  pids+=($!)
+  deadline=$((SECONDS + 120))
+  until sinfo -h -n "$host" -o %T 2>/dev/null | grep -qE '^(idle|mixed|allocated)$'; do
+    [ $SECONDS -lt $deadline ] || { log "slurmd did not register (see $C/log/slurmd-$host.log)"; exit 1; }
+    sleep 0.5
+  done
+}
+
 start_ssh
 [ "$role" = head ] && start_ceph_monitor
 start_ceph_osd
+start_slurm
 touch "$C/ready/$host"
 log "ready ($role, $addr)"
 while :; do sleep 3600 & wait $! || true; done

@@ -69,7 +69,7 @@ def run_docs(out):
 def test_smoke_profile_spans_every_node(nodes):
     res = cluster("run", *SMOKE, timeout=1200)
     assert "results in /out/results" in res.stdout, res.stdout[-3000:] + res.stderr[-3000:]
-    with open(os.path.join(nodes, "results", "validation.json")) as f:
+    with open(os.path.join(nodes, "results", "multi-node-smoke", "validation.json")) as f:
         assert json.load(f)["ok"] is True
     docs = run_docs(nodes)
     hosts = set()
@@ -81,7 +81,7 @@ def test_smoke_profile_spans_every_node(nodes):
             head_ip = {a.rsplit(":", 1)[0] for a in phases[0]["server_addresses"]}
             assert len(head_ip) == 1
     assert len(hosts) == 3
-    with open(os.path.join(nodes, "results", "provenance.json")) as f:
+    with open(os.path.join(nodes, "results", "multi-node-smoke", "provenance.json")) as f:
         prov = json.load(f)
     assert prov["config"]["storage"] == "rados" and len(prov["placement"]) == len(docs)
     assert {os.stat(p).st_uid for p in glob.glob(os.path.join(nodes, "results", "**"), recursive=True)} == {1000}

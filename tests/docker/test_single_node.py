@@ -17,18 +17,18 @@ def test_smoke_run_in_a_plain_container(image, out_dir):
     res = run("docker", "run", "--rm", "-v", f"{out_dir}:/out", image, "run", "--configfile",
               "config/profiles/smoke.yaml", timeout=1200)
     assert "results in /out/results" in res.stdout, res.stdout[-2000:]
-    with open(os.path.join(out_dir, "results", "validation.json")) as f:
+    with open(os.path.join(out_dir, "results", "smoke", "validation.json")) as f:
         assert json.load(f)["ok"] is True
-    with open(os.path.join(out_dir, "results", "summary.csv")) as f:
+    with open(os.path.join(out_dir, "results", "smoke", "summary.csv")) as f:
         rows = list(csv.DictReader(f))
     assert {r["system"] for r in rows} == {"indexfs", "indexfs-bulk", "deltafs"}
     assert all(r["errors"] == "0" and r["hosts"] == "1" for r in rows)
     for name in ("insert_throughput", "lstat_throughput", "compaction_throughput"):
-        assert os.path.getsize(os.path.join(out_dir, "paper", "figures", name + ".png")) > 1000
-    assert os.path.getsize(os.path.join(out_dir, "results", "report.html")) > 10000
+        assert os.path.getsize(os.path.join(out_dir, "results", "smoke", "figures", name + ".png")) > 1000
+    assert os.path.getsize(os.path.join(out_dir, "results", "smoke", "report.html")) > 10000
     assert owners(out_dir) == {(1000, 1000)}
 
-    with open(os.path.join(out_dir, "results", "provenance.json")) as f:
+    with open(os.path.join(out_dir, "results", "smoke", "provenance.json")) as f:
         prov = json.load(f)
     labels = json.loads(run("docker", "image", "inspect", "-f", "{{json .Config.Labels}}", image).stdout)
     assert prov["image"]["core_source"] == "working-tree" == labels["io.deltameta.core"]
