@@ -1,9 +1,11 @@
 # The deltameta workflow: builds the core, runs the three metadata designs over the
-# configured matrix, validates every run, aggregates the results and draws the figures.
-#   snakemake --cores all                                  (single-node default)
-#   snakemake --cores all --configfile config/profiles/smoke.yaml
+# configured matrix, validates every run, aggregates the results, checks the paper's claims
+# (paper/claims.yaml) and draws the figures, into results/<name>/ (config key `name`).
+# After `source .venv/bin/activate` (scripts/setup-python.sh makes .venv):
+#   snakemake --cores all                                  (default: results/default/)
+#   snakemake --cores all --configfile config/profiles/smoke.yaml   (results/smoke/)
 #   snakemake --cores all --configfile config/profiles/rados.yaml   (stores in Ceph RADOS)
-#   snakemake --report results/report.html                 (after a run)
+#   snakemake --report results/default/report.html         (after a run; same --configfile)
 import os
 
 from snakemake.utils import min_version, validate
@@ -28,11 +30,35 @@ include: "workflows/rules/deltafs.smk"
 include: "workflows/rules/analysis.smk"
 
 
+# scripts/run-all.sh and the image's entry point write the report next to the results:
+# DELTAMETA_OUT_FILE names a file that receives this configuration's folder, results/<name>.
+OUT_FILE = os.environ.get("DELTAMETA_OUT_FILE")
+if OUT_FILE:
+    with open(OUT_FILE, "w") as f:
+        f.write(f"{OUT}\n")
+
+
 rule all:
-    input:
-        "results/validation.json",
-        "results/summary.csv",
-        "results/provenance.json",
-        "paper/results-table.md",
-        expand("paper/figures/{figure}.{ext}", figure=FIGURES, ext=["pdf", "png"]),
     default_target: True
+    input:
+        f"{OUT}/validation.json",
+        f"{OUT}/summary.csv",
+        f"{OUT}/provenance.json",
+        f"{OUT}/results-table.md",
+        f"{OUT}/claims.json",
+        f"{OUT}/claims.md",
+        expand("{out}/figures/{figure}.{ext}", out=OUT, figure=FIGURES + ["claims"], ext=["pdf", "png"]),
+
+
+# Under a cluster executor (config/profiles/slurm) these run where snakemake runs; only the
+# run rules become cluster jobs.
+localrules:
+    all,
+    build_core,
+    validate,
+    aggregate,
+    provenance,
+    figures,
+    results_table,
+    claims,
+    claims_figure,

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Configures and builds the C++ core into build/core (tools: build/core/deltameta_*), with
-# RADOS storage unless DELTAMETA_WITH_RADOS=OFF.
+# RADOS storage unless DELTAMETA_WITH_RADOS=OFF, with DELTAMETA_BUILD_JOBS parallel jobs
+# (default: nproc; the workflow's build rule passes the cores it was given).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build="${DELTAMETA_BUILD_DIR:-$top/build/core}"
 cmake -S "$top/core" -B "$build" -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-RelWithDebInfo}" \
   -DDELTAMETA_WITH_RADOS="${DELTAMETA_WITH_RADOS:-ON}" >/dev/null
-cmake --build "$build" -j "$(nproc)"
+jobs=${DELTAMETA_BUILD_JOBS:-$(nproc)}
+echo "build-core: building $build with $jobs parallel jobs"
+cmake --build "$build" -j "$jobs"

@@ -1,8 +1,12 @@
 """Shared fixtures of the workflow tests: a Snakemake runner in a scratch working
 directory, and finished smoke runs (stores on posix and on RADOS) that several tests
-inspect."""
+inspect. The posix smoke run works in a git repository holding the project's tracked
+outputs (.gitignore, paper/, results/reference/) and another profile's results, so that
+tests can check it changed none of them."""
+import hashlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -89,14 +93,55 @@ class Workflow:
     def path(self, *parts):
         return os.path.join(self.workdir, *parts)
 
+    def out(self, *parts):
+        """A path in the profile's own output folder, results/<name>/."""
+        name = os.path.splitext(os.path.basename(self.profile))[0]
+        return self.path("results", name, *parts)
+
+
+def git(workdir, *args):
+    return subprocess.run(["git", "-C", workdir, *args], capture_output=True, text=True, check=True).stdout
+
+
+def tracked_outputs_repo(workdir):
+    """Makes `workdir` a git repository holding the project's .gitignore and its tracked
+    outputs (paper/, results/reference/), committed."""
+    shutil.copy(os.path.join(REPO, ".gitignore"), workdir)
+    for tree in ("paper", os.path.join("results", "reference")):
+        shutil.copytree(os.path.join(REPO, tree), os.path.join(workdir, tree))
+    git(workdir, "init", "-q")
+    git(workdir, "add", "-A")
+    git(workdir, "-c", "user.name=test", "-c", "user.email=test@localhost", "commit", "-qm", "tracked outputs")
+
+
+def digests(root):
+    """{path under root: sha256} of every file under root."""
+    out = {}
+    for dirpath, _, files in os.walk(root):
+        for name in files:
+            path = os.path.join(dirpath, name)
+            with open(path, "rb") as f:
+                out[os.path.relpath(path, root)] = hashlib.sha256(f.read()).hexdigest()
+    return out
+
 
 @pytest.fixture(scope="session")
 def smoke(tmp_path_factory):
-    """A completed smoke run (every rule) plus its HTML report."""
+    """A completed smoke run (every rule) plus its HTML report, in a git repository of the
+    tracked outputs beside a default profile's results (wf.untouched: their digests before)."""
     wf = Workflow(tmp_path_factory.mktemp("smoke"))
+    tracked_outputs_repo(wf.workdir)
+    default = wf.path("results", "default")
+    os.makedirs(os.path.join(default, "figures"))
+    for name in ("summary.csv", "claims.json", os.path.join("figures", "insert_throughput.png")):
+        with open(os.path.join(default, name), "w") as f:
+            f.write(f"the default profile's {name}\n")
+    wf.untouched = {"results/default": digests(default), "paper": digests(wf.path("paper")),
+                    "results/reference": digests(wf.path("results", "reference"))}
     res = wf.run()
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
-    rep = wf.run("--report", "results/report.html")
+    wf.stderr = res.stderr
+    rep = wf.run("--report", "results/smoke/report.html")
     assert rep.returncode == 0, rep.stderr[-3000:]
     return wf
 
@@ -110,7 +155,7 @@ def rados_smoke(tmp_path_factory):
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
     wf.stderr = res.stderr
     wf.daemons_after_run = ceph_daemons(wf.workdir)
-    rep = wf.run("--report", "results/report.html")
+    rep = wf.run("--report", "results/rados/report.html")
     assert rep.returncode == 0, rep.stderr[-3000:]
     return wf
 

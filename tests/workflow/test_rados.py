@@ -31,7 +31,7 @@ def test_rados_profile_is_the_smoke_scale_on_rados():
     with open(SMOKE) as f:
         smoke = yaml.safe_load(f)
     with open(RADOS) as f:
-        assert yaml.safe_load(f) == dict(smoke, storage="rados")
+        assert yaml.safe_load(f) == dict(smoke, storage="rados", name="rados")
 
 
 def test_rados_smoke_run_passes_the_smoke_checks(rados_smoke):

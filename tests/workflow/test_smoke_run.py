@@ -7,14 +7,14 @@ import json
 from conftest import REPO  # noqa: F401 (keeps the import path explicit)
 
 FIGURES = ["insert_throughput", "lstat_throughput", "compaction_throughput", "end_to_end_time",
-           "latency_quantiles", "cpu_per_mop"]
+           "latency_quantiles", "cpu_per_mop", "claims"]
 PHASES = {"indexfs": {"insert", "lstat"}, "indexfs-bulk": {"insert", "lstat"},
           "deltafs": {"insert", "compaction", "lstat"}}
 
 
 def check_summary(wf, storage):
     """Every run of the smoke scale in summary.csv, with exact op counts and no errors."""
-    with open(wf.path("results", "summary.csv")) as f:
+    with open(wf.out("summary.csv")) as f:
         rows = list(csv.DictReader(f))
     # smoke: client ranks 1 and 2, 2 repetitions, 500 files per rank
     expected = {(s, p, c, r) for s, ps in PHASES.items() for p in ps for c in ("1", "2") for r in ("1", "2")}
@@ -30,10 +30,10 @@ def check_summary(wf, storage):
 
 
 def check_validation_and_provenance(wf, storage):
-    with open(wf.path("results", "validation.json")) as f:
+    with open(wf.out("validation.json")) as f:
         v = json.load(f)
     assert v["ok"] and v["problems"] == [] and v["phases_checked"] == 28
-    with open(wf.path("results", "provenance.json")) as f:
+    with open(wf.out("provenance.json")) as f:
         p = json.load(f)
     assert p["config"]["files_per_rank"] == 500
     assert p["config"]["storage"] == p["storage"]["backend"] == storage
@@ -44,21 +44,21 @@ def check_validation_and_provenance(wf, storage):
 
 def check_figures(wf):
     for name in FIGURES:
-        with open(wf.path("paper", "figures", name + ".pdf"), "rb") as f:
+        with open(wf.out("figures", name + ".pdf"), "rb") as f:
             pdf = f.read()
         assert pdf.startswith(b"%PDF-") and b"%%EOF" in pdf[-64:] and len(pdf) > 5_000, name
-        with open(wf.path("paper", "figures", name + ".png"), "rb") as f:
+        with open(wf.out("figures", name + ".png"), "rb") as f:
             png = f.read()
         assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 20_000, name
 
 
 def check_results_table_and_report(wf):
-    with open(wf.path("paper", "results-table.md")) as f:
+    with open(wf.out("results-table.md")) as f:
         table = f.read()
     assert table.count("| DeltaFS | compaction |") == 2
-    with open(wf.path("results", "report.html")) as f:
+    with open(wf.out("report.html")) as f:
         html = f.read()
-    assert len(html) > 100_000 and "summary.csv" in html and "insert throughput" in html
+    assert len(html) > 100_000 and "summary.csv" in html and "insert throughput" in html and "claims.md" in html
 
 
 def check_second_run_is_a_no_op(wf):
@@ -73,6 +73,11 @@ def test_summary_has_every_run_with_exact_counts(smoke):
 
 def test_validation_and_provenance(smoke):
     check_validation_and_provenance(smoke, "posix")
+
+
+def test_core_build_uses_every_core_it_is_given(smoke):
+    with open(smoke.path("results", "logs", "build_core.log")) as f:
+        assert "with 2 parallel jobs" in f.read()  # snakemake --cores 2 (conftest.Workflow)
 
 
 def test_figures_are_valid_pdf_and_png(smoke):

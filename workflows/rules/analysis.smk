@@ -1,17 +1,17 @@
 # From run results to conclusions: validation of every run, the summary table, provenance,
-# the paper's figures and a results table.
+# the figures, a results table and the paper's claims checked, all in results/<name>/ (OUT).
 
 
 rule validate:
     input:
         all_run_results(),
     output:
-        "results/validation.json",
+        f"{OUT}/validation.json",
+    log:
+        f"{OUT}/logs/validate.log",
     params:
         files_per_rank=N,
         min_hosts=config["mpi"].get("min_hosts", 1),
-    log:
-        "results/logs/validate.log",
     message:
         "Validating {params.files_per_rank} files per rank in every run: op counts and zero errors"
     script:
@@ -21,15 +21,15 @@ rule validate:
 rule aggregate:
     input:
         runs=all_run_results(),
-        validation="results/validation.json",
+        validation=f"{OUT}/validation.json",
     output:
-        report("results/summary.csv", caption="../report/summary.rst", category="Results"),
+        report(f"{OUT}/summary.csv", caption="../report/summary.rst", category="Results"),
     log:
-        "results/logs/aggregate.log",
-    message:
-        "Aggregating {params.files} run result files into results/summary.csv"
+        f"{OUT}/logs/aggregate.log",
     params:
         files=lambda wc, input: len(input.runs),
+    message:
+        "Aggregating {params.files} run result files into {output}"
     script:
         "../scripts/aggregate.py"
 
@@ -37,16 +37,16 @@ rule aggregate:
 rule provenance:
     input:
         tools="results/core/tools.json",
-        validation="results/validation.json",
+        validation=f"{OUT}/validation.json",
         runs=all_run_results(),
     output:
-        "results/provenance.json",
+        f"{OUT}/provenance.json",
+    log:
+        f"{OUT}/logs/provenance.log",
     params:
         config=config,
         repo=REPO,
         storage=storage_provenance(),
-    log:
-        "results/logs/provenance.log",
     message:
         "Recording provenance: configuration, revision, versions, host"
     script:
@@ -55,36 +55,74 @@ rule provenance:
 
 rule figures:
     input:
-        "results/summary.csv",
+        f"{OUT}/summary.csv",
     output:
         **{
-            f"{figure}_{ext}": report(
-                f"paper/figures/{figure}.{ext}",
-                caption=f"../report/{figure}.rst",
-                category="Figures",
-                labels={"figure": figure.replace("_", " ")},
+            f"{figure}_{ext}": (
+                report(
+                    f"{OUT}/figures/{figure}.{ext}",
+                    caption=f"../report/{figure}.rst",
+                    category="Figures",
+                    labels={"figure": figure.replace("_", " ")},
+                )
+                if ext == "png"
+                else f"{OUT}/figures/{figure}.{ext}"
             )
-            if ext == "png"
-            else f"paper/figures/{figure}.{ext}"
             for figure in FIGURES
             for ext in ("pdf", "png")
         },
     log:
-        "results/logs/figures.log",
+        f"{OUT}/logs/figures.log",
     message:
-        "Drawing the figures into paper/figures/"
+        f"Drawing the figures into {OUT}/figures/"
     script:
         "../scripts/plot_figures.py"
 
 
 rule results_table:
     input:
-        "results/summary.csv",
+        f"{OUT}/summary.csv",
     output:
-        "paper/results-table.md",
+        report(f"{OUT}/results-table.md", caption="../report/results_table.rst", category="Results"),
     log:
-        "results/logs/results_table.log",
+        f"{OUT}/logs/results_table.log",
     message:
-        "Writing the results table paper/results-table.md"
+        "Writing the results table {output}"
     script:
         "../scripts/results_table.py"
+
+
+rule claims:
+    input:
+        summary=f"{OUT}/summary.csv",
+        claims=CLAIMS_FILE,
+    output:
+        json=f"{OUT}/claims.json",
+        table=report(f"{OUT}/claims.md", caption="../report/claims.rst", category="Results"),
+    log:
+        f"{OUT}/logs/claims.log",
+    params:
+        systems=config["systems"],
+    message:
+        "Checking the paper's claims of {input.claims} on {input.summary}"
+    script:
+        "../scripts/check_claims.py"
+
+
+rule claims_figure:
+    input:
+        f"{OUT}/claims.json",
+    output:
+        pdf=f"{OUT}/figures/claims.pdf",
+        png=report(
+            f"{OUT}/figures/claims.png",
+            caption="../report/claims_figure.rst",
+            category="Figures",
+            labels={"figure": "claims"},
+        ),
+    log:
+        f"{OUT}/logs/claims_figure.log",
+    message:
+        f"Drawing every claim's measured ratio into {OUT}/figures/claims.png"
+    script:
+        "../scripts/plot_claims.py"

@@ -6,49 +6,54 @@
 # temporary (storage.smk): a later invocation that needs a store writes it again.
 
 DELTAFS_RUN = "results/runs/deltafs/{backend}/c{ranks}-n{n}/rep{rep}"
+DELTAFS_LOG = "results/logs/deltafs/{backend}/c{ranks}-n{n}/rep{rep}"
+DELTAFS_BENCHMARK = "results/benchmarks/deltafs/{backend}/c{ranks}-n{n}/rep{rep}"
 
 
 rule deltafs_write:
     input:
         tools="results/core/tools.json",
     output:
-        result=DELTAFS_RUN + "/write.jsonl",
-        origin=storage_output(DELTAFS_RUN + "/origin"),
+        result=f"{DELTAFS_RUN}/write.jsonl",
+        origin=storage_output(f"{DELTAFS_RUN}/origin"),
+    log:
+        f"{DELTAFS_LOG}/write.log",
+    benchmark:
+        f"{DELTAFS_BENCHMARK}/write.tsv"
+    threads: lambda wildcards: workflow.cores  # a measurement owns the machine: runs never overlap
+    resources:
+        **run_resources("ranks"),
     params:
         bin=tools_bin,
         work=lambda wc, output: os.path.dirname(output.result),
         store_settings=config["store_settings"],
-    threads: lambda wildcards: workflow.cores  # a measurement owns the machine: runs never overlap
-    log:
-        DELTAFS_RUN.replace("results/runs", "results/logs") + "/write.log",
-    benchmark:
-        DELTAFS_RUN.replace("results/runs", "results/benchmarks") + "/write.tsv"
     message:
         "Run 3 DeltaFS write: {wildcards.ranks} client ranks x {wildcards.n} files into their own stores, "
         "repetition {wildcards.rep}"
     shell:
-        runs_command("deltafs-write")
-        + " --ranks {wildcards.ranks} --n {wildcards.n} --origin {output.origin}"
+        runs_command("deltafs-write") + " --ranks {wildcards.ranks} --n {wildcards.n} --origin {output.origin}"
         " --work {params.work} --out {output.result} --log {log}"
 
 
 rule deltafs_compact:
     input:
         tools="results/core/tools.json",
-        written=DELTAFS_RUN + "/write.jsonl",
-        origin=DELTAFS_RUN + "/origin",
+        written=f"{DELTAFS_RUN}/write.jsonl",
+        origin=f"{DELTAFS_RUN}/origin",
     output:
-        result=DELTAFS_RUN + "/r{readers}/compact.jsonl",
-        compacted=storage_output(DELTAFS_RUN + "/r{readers}/compacted"),
+        result=f"{DELTAFS_RUN}/r{{readers}}/compact.jsonl",
+        compacted=storage_output(f"{DELTAFS_RUN}/r{{readers}}/compacted"),
+    log:
+        f"{DELTAFS_LOG}/r{{readers}}/compact.log",
+    benchmark:
+        f"{DELTAFS_BENCHMARK}/r{{readers}}/compact.tsv"
+    threads: lambda wildcards: workflow.cores  # a measurement owns the machine: runs never overlap
+    resources:
+        **run_resources("readers"),
     params:
         bin=tools_bin,
         work=lambda wc, output: os.path.dirname(output.result),
         store_settings=config["store_settings"],
-    threads: lambda wildcards: workflow.cores  # a measurement owns the machine: runs never overlap
-    log:
-        DELTAFS_RUN.replace("results/runs", "results/logs") + "/r{readers}/compact.log",
-    benchmark:
-        DELTAFS_RUN.replace("results/runs", "results/benchmarks") + "/r{readers}/compact.tsv"
     message:
         "Run 3 DeltaFS parallel compaction: {wildcards.readers} ranks over the stores of "
         "{wildcards.ranks} x {wildcards.n} files, repetition {wildcards.rep}"
@@ -61,23 +66,24 @@ rule deltafs_compact:
 rule deltafs_read:
     input:
         tools="results/core/tools.json",
-        compact=DELTAFS_RUN + "/r{readers}/compact.jsonl",
-        compacted=DELTAFS_RUN + "/r{readers}/compacted",
+        compact=f"{DELTAFS_RUN}/r{{readers}}/compact.jsonl",
+        compacted=f"{DELTAFS_RUN}/r{{readers}}/compacted",
     output:
-        result=DELTAFS_RUN + "/r{readers}/read.jsonl",
+        result=f"{DELTAFS_RUN}/r{{readers}}/read.jsonl",
+    log:
+        f"{DELTAFS_LOG}/r{{readers}}/read.log",
+    benchmark:
+        f"{DELTAFS_BENCHMARK}/r{{readers}}/read.tsv"
+    threads: lambda wildcards: workflow.cores  # a measurement owns the machine: runs never overlap
+    resources:
+        **run_resources("ranks", "readers"),
     params:
         bin=tools_bin,
         work=lambda wc, output: os.path.dirname(output.result),
         store_settings=config["store_settings"],
-    threads: lambda wildcards: workflow.cores  # a measurement owns the machine: runs never overlap
-    log:
-        DELTAFS_RUN.replace("results/runs", "results/logs") + "/r{readers}/read.log",
-    benchmark:
-        DELTAFS_RUN.replace("results/runs", "results/benchmarks") + "/r{readers}/read.tsv"
     message:
         "Run 3 DeltaFS read: {wildcards.ranks} client ranks lstat {wildcards.n} files each from "
         "{wildcards.readers} read-only servers, repetition {wildcards.rep}"
     shell:
-        runs_command("deltafs-read")
-        + " --ranks {wildcards.ranks} --servers {wildcards.readers} --n {wildcards.n}"
+        runs_command("deltafs-read") + " --ranks {wildcards.ranks} --servers {wildcards.readers} --n {wildcards.n}"
         " --compacted {input.compacted} --work {params.work} --out {output.result} --log {log}"

@@ -8,21 +8,22 @@ rule indexfs:
         tools="results/core/tools.json",
     output:
         "results/runs/indexfs/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}/phases.jsonl",
-    params:
-        bin=tools_bin,
-        work=lambda wc, output: os.path.dirname(output[0]),
-        store_settings=config["store_settings"],
-    threads: lambda wildcards: workflow.cores  # a measurement owns the machine: runs never overlap
     log:
         "results/logs/indexfs/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}.log",
     benchmark:
         "results/benchmarks/indexfs/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}.tsv"
+    threads: lambda wildcards: workflow.cores  # a measurement owns the machine: runs never overlap
+    resources:
+        **run_resources("ranks", "servers"),
+    params:
+        bin=tools_bin,
+        work=lambda wc, output: os.path.dirname(output[0]),
+        store_settings=config["store_settings"],
     message:
         "Run 1 IndexFS: {wildcards.ranks} client ranks x {wildcards.n} files, {wildcards.servers} servers, "
         "repetition {wildcards.rep}"
     shell:
-        runs_command("indexfs")
-        + " --ranks {wildcards.ranks} --servers {wildcards.servers} --n {wildcards.n}"
+        runs_command("indexfs") + " --ranks {wildcards.ranks} --servers {wildcards.servers} --n {wildcards.n}"
         " --work {params.work} --out {output} --log {log}"
 
 
@@ -31,19 +32,20 @@ rule indexfs_bulk:
         tools="results/core/tools.json",
     output:
         "results/runs/indexfs-bulk/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}/phases.jsonl",
-    params:
-        bin=tools_bin,
-        work=lambda wc, output: os.path.dirname(output[0]),
-        store_settings=config["store_settings"],
-    threads: lambda wildcards: workflow.cores  # a measurement owns the machine: runs never overlap
     log:
         "results/logs/indexfs-bulk/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}.log",
     benchmark:
         "results/benchmarks/indexfs-bulk/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}.tsv"
+    threads: lambda wildcards: workflow.cores  # a measurement owns the machine: runs never overlap
+    resources:
+        **run_resources("ranks", "servers"),
+    params:
+        bin=tools_bin,
+        work=lambda wc, output: os.path.dirname(output[0]),
+        store_settings=config["store_settings"],
     message:
         "Run 2 IndexFS + bulk insertion: {wildcards.ranks} client ranks x {wildcards.n} files, "
         "{wildcards.servers} servers, repetition {wildcards.rep}"
     shell:
-        runs_command("indexfs-bulk")
-        + " --ranks {wildcards.ranks} --servers {wildcards.servers} --n {wildcards.n}"
+        runs_command("indexfs-bulk") + " --ranks {wildcards.ranks} --servers {wildcards.servers} --n {wildcards.n}"
         " --work {params.work} --out {output} --log {log}"

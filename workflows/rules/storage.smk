@@ -20,15 +20,13 @@ CEPH_DIR = os.path.abspath("results/ceph")
 CEPH_LOG = "results/logs/ceph-cluster.log"
 RADOS = config["rados"]
 THROWAWAY_CLUSTER = STORAGE == "rados" and not RADOS["conf"]
-CEPH_CONF = (
-    ""
-    if STORAGE != "rados"
-    else "results/ceph/ceph.conf" if THROWAWAY_CLUSTER else RADOS["conf"]
-)
+CEPH_CONF = "" if STORAGE != "rados" else "results/ceph/ceph.conf" if THROWAWAY_CLUSTER else RADOS["conf"]
 RADOS_ROOT = f"rados://{RADOS['pool']}/{RADOS['prefix']}"
 if STORAGE == "rados" and not THROWAWAY_CLUSTER and not os.path.isfile(CEPH_CONF):
-    raise WorkflowError(f"rados.conf: {CEPH_CONF} is not a file: set it to the ceph.conf of a running cluster, "
-                        "or leave it empty for a throw-away cluster")
+    raise WorkflowError(
+        f"rados.conf: {CEPH_CONF} is not a file: set it to the ceph.conf of a running cluster, "
+        "or leave it empty for a throw-away cluster"
+    )
 STORE_MARKER = "store.json"  # core/bench/runs.py MARKER
 
 
@@ -41,7 +39,7 @@ def storage_options():
 
 
 def storage_output(path):
-    """A DeltaFS store a rule writes: the store itself (posix) or a marker directory naming its
+    """A DeltaFS store written by a run: the store itself (posix) or a marker directory naming its
     RADOS location, temporary because a throw-away cluster's data does not outlive it."""
     return temp(directory(path)) if STORAGE == "rados" else directory(path)
 
@@ -49,8 +47,12 @@ def storage_output(path):
 def storage_provenance():
     if STORAGE != "rados":
         return {"backend": STORAGE}
-    cluster = ("throw-away: scripts/ceph-cluster.sh (one monitor, one in-memory OSD) in results/ceph, "
-               "for one snakemake invocation" if THROWAWAY_CLUSTER else f"existing: {os.path.abspath(CEPH_CONF)}")
+    cluster = (
+        "throw-away: scripts/ceph-cluster.sh (one monitor, one in-memory OSD) in results/ceph, "
+        "for one snakemake invocation"
+        if THROWAWAY_CLUSTER
+        else f"existing: {os.path.abspath(CEPH_CONF)}"
+    )
     return {"backend": "rados", "root": RADOS_ROOT, "cluster": cluster}
 
 
@@ -72,7 +74,7 @@ def daemon_pids():
     pids = []
     for name in ("mon", "osd"):
         try:
-            with open(os.path.join(CEPH_DIR, name + ".pid")) as f:
+            with open(os.path.join(CEPH_DIR, f"{name}.pid")) as f:
                 pid = int(f.read().strip())
             with open(f"/proc/{pid}/cmdline", "rb") as f:
                 args = f.read().replace(b"\0", b" ").decode(errors="replace")
@@ -101,12 +103,16 @@ def void_stale_markers():
     if STORAGE != "rados":
         return
     pattern = "results/runs/deltafs/rados/*/rep*/"
-    for marker in sorted(glob.glob(pattern + "origin/" + STORE_MARKER)
-                         + glob.glob(pattern + "r*/compacted/" + STORE_MARKER)):
+    for marker in sorted(
+        glob.glob(f"{pattern}origin/{STORE_MARKER}") + glob.glob(f"{pattern}r*/compacted/{STORE_MARKER}")
+    ):
         if not marker_is_valid(marker):
             shutil.rmtree(os.path.dirname(marker))
-            print(f"RADOS store of {os.path.dirname(marker)} is gone with the cluster that held it: "
-                  "the phase that writes it runs again", file=sys.stderr)
+            print(
+                f"RADOS store of {os.path.dirname(marker)} is gone with the cluster that held it: "
+                "the phase that writes it runs again",
+                file=sys.stderr,
+            )
 
 
 void_stale_markers()
@@ -134,18 +140,29 @@ def start_cluster():
     if daemon_pids():  # left by an invocation that could not stop it: it holds no data we need
         stop_cluster()
     shutil.rmtree(CEPH_DIR, ignore_errors=True)
-    logger.info("Starting a throw-away Ceph cluster in results/ceph (scripts/ceph-cluster.sh, log "
-                f"{CEPH_LOG}) for RADOS pool {RADOS['pool']}")
+    logger.info(
+        "Starting a throw-away Ceph cluster in results/ceph (scripts/ceph-cluster.sh, log "
+        f"{CEPH_LOG}) for RADOS pool {RADOS['pool']}"
+    )
     with open(CEPH_LOG, "a") as log:
         # The watchdog stops the cluster once snakemake's end of its stdin closes: when we
         # are done, or when snakemake dies however it dies. Both live in their own session,
         # so that a Ctrl-C reaches the jobs and snakemake, which then stops the cluster.
-        _watchdog = subprocess.Popen(["bash", "-c", 'cat >/dev/null; exec bash "$0" stop "$1"', CEPH_SCRIPT,
-                                      CEPH_DIR], stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
+        _watchdog = subprocess.Popen(
+            ["bash", "-c", 'cat >/dev/null; exec bash "$0" stop "$1"', CEPH_SCRIPT, CEPH_DIR],
+            stdin=subprocess.PIPE,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         try:
-            res = subprocess.run(["bash", CEPH_SCRIPT, "start", CEPH_DIR, "--pool", RADOS["pool"]], stdout=log,
-                                 stderr=subprocess.STDOUT, start_new_session=True, timeout=300)
+            res = subprocess.run(
+                ["bash", CEPH_SCRIPT, "start", CEPH_DIR, "--pool", RADOS["pool"]],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                timeout=300,
+            )
             ok = res.returncode == 0
         except subprocess.TimeoutExpired:
             ok = False

@@ -15,7 +15,8 @@ def main(sm):
         if p.mode == "source":
             bin_dir = os.path.join(p.repo, "build", "core")
             res = subprocess.run(["bash", os.path.join(p.repo, "scripts", "build-core.sh")], stdout=log,
-                                 stderr=subprocess.STDOUT, env=dict(os.environ, DELTAMETA_BUILD_DIR=bin_dir))
+                                 stderr=subprocess.STDOUT, env=dict(os.environ, DELTAMETA_BUILD_DIR=bin_dir,
+                                                                  DELTAMETA_BUILD_JOBS=str(sm.threads)))
             if res.returncode != 0:
                 sys.exit(f"build_core: the core build failed (see {sm.log[0]})")
         else:

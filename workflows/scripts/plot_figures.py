@@ -1,6 +1,8 @@
-"""Snakemake script of rule figures: the paper's figures from results/summary.csv, each as
-PDF and PNG, in one style: throughput vs client ranks (insert, lstat, compaction),
-end-to-end job time, latency quantiles and CPU seconds per million operations."""
+"""Snakemake script of rule figures: the paper's figures from results/<name>/summary.csv,
+each as PDF and PNG, in one style: throughput vs client ranks (insert, lstat, compaction),
+end-to-end job time, latency quantiles and CPU seconds per million operations. Every value
+is the median over repetitions, its bar the range from the lowest to the highest, and each
+repetition is drawn as a small dot."""
 import matplotlib
 
 matplotlib.use("Agg")
@@ -8,7 +10,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 from matplotlib.ticker import FuncFormatter, LogLocator  # noqa: E402
 
-from summary_stats import LABELS, SYSTEMS, load, mean_std, ranks_of, select  # noqa: E402
+from summary_stats import LABELS, SYSTEMS, load, median_range, ranks_of, select  # noqa: E402
 
 COLORS = {"indexfs": "#1b6ca8", "indexfs-bulk": "#e08a1e", "deltafs": "#2a9d4b"}
 MARKERS = {"indexfs": "o", "indexfs-bulk": "s", "deltafs": "^"}
@@ -26,12 +28,24 @@ HATCHES = {"insert": "", "compaction": "//", "lstat": ".."}
 
 def log_axis(ax):
     """Log scale with plain numbers on the ticks: each power of ten and its 2 and 5
-    multiples (0.02, 0.05, 0.1, ...), so that labels never crowd one another."""
+    multiples (0.02, 0.05, 0.1, ...), so that labels never crowd one another, all in one
+    font size."""
     ax.set_yscale("log")
     ax.yaxis.set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0)))
     ax.yaxis.set_major_formatter(PLAIN_NUMBERS)
     ax.yaxis.set_minor_formatter(PLAIN_NUMBERS)
-    ax.tick_params(axis="y", which="minor", labelsize=7)
+    ax.tick_params(axis="y", which="both", labelsize=8)
+
+
+def median_with_range(ax, xs, groups, **style):
+    """Draws the median of each group of repetitions at xs, a bar from its lowest to its
+    highest value, and every repetition as a dot."""
+    stats = [median_range(g) for g in groups]
+    med = [m for m, _, _ in stats]
+    err = [[m - lo for m, lo, _ in stats], [hi - m for m, _, hi in stats]]
+    ax.errorbar(xs, med, yerr=err, capsize=3, **style)
+    for x, g in zip(xs, groups):
+        ax.plot([x] * len(g), g, linestyle="none", marker=".", markersize=3, alpha=0.5, color=style.get("color"))
 
 
 def outside_legend(ax, **kw):
@@ -52,17 +66,20 @@ def no_data(ax, what):
     ax.text(0.5, 0.5, f"no {what} in these results", ha="center", va="center", transform=ax.transAxes)
 
 
-def throughput_vs_ranks(rows, phase, title, out, name):
+def throughput_vs_ranks(rows, phase, title, out, name, also=()):
+    """`also`: (system, phase, label) lines drawn dashed for comparison (e.g. the DeltaFS
+    write phase beside its compaction)."""
     fig, ax = plt.subplots(figsize=(7, 3.8))
     drawn = False
-    for s in systems_in(rows):
-        pts = select(rows, system=s, phase=phase)
+    own = (lambda s: f"{LABELS[s]} {phase}") if also else (lambda s: LABELS[s])
+    lines = [(s, phase, own(s), "-") for s in systems_in(rows)] + [(s, p, label, "--") for s, p, label in also]
+    for s, p, label, style in lines:
+        pts = select(rows, system=s, phase=p)
         xs = ranks_of(pts)
         if not xs:
             continue
-        stats = [mean_std(r["throughput_mops"] for r in select(pts, client_ranks=x)) for x in xs]
-        ax.errorbar(xs, [m for m, _ in stats], yerr=[sd for _, sd in stats], label=LABELS[s], color=COLORS[s],
-                    marker=MARKERS[s], capsize=3)
+        groups = [[r["throughput_mops"] for r in select(pts, client_ranks=x)] for x in xs]
+        median_with_range(ax, xs, groups, label=label, color=COLORS[s], marker=MARKERS[s], linestyle=style)
         drawn = True
     if drawn:
         log_axis(ax)
@@ -71,7 +88,7 @@ def throughput_vs_ranks(rows, phase, title, out, name):
         no_data(ax, f"{phase} phases")
     ax.set_xticks(ranks_of(rows))
     ax.set_xlabel("client ranks")
-    ax.set_ylabel(f"{PHASE_LABELS[phase]} throughput (Mop/s)")
+    ax.set_ylabel("throughput (Mop/s)" if also else f"{PHASE_LABELS[phase]} throughput (Mop/s)")
     ax.set_title(title)
     save(fig, name, out)
 
@@ -82,23 +99,29 @@ def end_to_end(rows, out):
     width = 0.8 / max(1, len(systems))
     for i, s in enumerate(systems):
         for j, x in enumerate(ranks):
-            bottom, totals = 0.0, []
             reps = sorted({r["repetition"] for r in select(rows, system=s, client_ranks=x)})
-            for rep in reps:
-                totals.append(sum(r["elapsed_s"] for r in select(rows, system=s, client_ranks=x, repetition=rep)))
-            for phase in ("insert", "compaction", "lstat"):
-                m, _ = mean_std(r["elapsed_s"] for r in select(rows, system=s, client_ranks=x, phase=phase))
-                if m != m:  # phase absent for this system
-                    continue
-                ax.bar(j + i * width, m, width, bottom=bottom, color=COLORS[s], hatch=HATCHES[phase],
+            if not reps:
+                continue
+            totals = [sum(r["elapsed_s"] for r in select(rows, system=s, client_ranks=x, repetition=rep))
+                      for rep in reps]
+            total, lo, hi = median_range(totals)
+            # The bar is the median total, split in the proportions of the phases' medians.
+            parts = {p: median_range(r["elapsed_s"] for r in select(rows, system=s, client_ranks=x, phase=p))[0]
+                     for p in ("insert", "compaction", "lstat")}
+            parts = {p: v for p, v in parts.items() if v == v}  # phases this system has
+            scale = total / sum(parts.values())
+            bottom = 0.0
+            for phase, v in parts.items():
+                ax.bar(j + i * width, v * scale, width, bottom=bottom, color=COLORS[s], hatch=HATCHES[phase],
                        edgecolor="white")
-                bottom += m
-            tm, tsd = mean_std(totals)
-            ax.errorbar(j + i * width, tm, yerr=tsd, color="black", capsize=3)
+                bottom += v * scale
+            ax.errorbar(j + i * width, total, yerr=[[total - lo], [hi - total]], color="black", capsize=3)
+            ax.plot([j + i * width] * len(totals), totals, linestyle="none", marker=".", markersize=3, color="black",
+                    alpha=0.5)
     ax.set_xticks([j + width * (len(systems) - 1) / 2 for j in range(len(ranks))], [str(x) for x in ranks])
     ax.set_xlabel("client ranks")
     ax.set_ylabel("job time (s)")
-    ax.set_title("End-to-end time: write (+ compaction) + read")
+    ax.set_title("End-to-end time: write (+ compaction) + read; median, range, repetitions")
     handles = [Patch(color=COLORS[s], label=LABELS[s]) for s in systems]
     handles += [Patch(facecolor="#777777", edgecolor="white", hatch=HATCHES[p], label=p)
                 for p in ("insert", "compaction", "lstat")]
@@ -120,10 +143,9 @@ def latency(rows, out):
             pts = select(top_rows, system=s, phase=phase)
             if not pts:
                 continue
-            stats = [mean_std(r[f"lat_{q}_us"] for r in pts) for q in QUANTS]
-            ax.errorbar(range(len(QUANTS)), [m for m, _ in stats], yerr=[sd for _, sd in stats],
-                        color=COLORS[s], linestyle=styles[phase], marker=MARKERS[s], capsize=2,
-                        label=f"{LABELS[s]} {phase}")
+            groups = [[r[f"lat_{q}_us"] for r in pts if r[f"lat_{q}_us"] != ""] for q in QUANTS]
+            median_with_range(ax, range(len(QUANTS)), groups, color=COLORS[s], linestyle=styles[phase],
+                              marker=MARKERS[s], label=f"{LABELS[s]} {phase}")
     log_axis(ax)
     ax.set_xticks(range(len(QUANTS)), QUANTS)
     ax.set_xlabel("quantile")
@@ -143,11 +165,19 @@ def cpu(rows, out):
             pts = select(top_rows, system=s, phase=phase)
             if not pts:
                 continue
-            cl, cl_sd = mean_std(r["cpu_clients_s"] / r["ops"] * 1e6 for r in pts)
-            sv, sv_sd = mean_std(r["cpu_servers_s"] / r["ops"] * 1e6 for r in pts)
-            ax.bar(x, cl, color=COLORS[s])
-            ax.bar(x, sv, bottom=cl, color=COLORS[s], alpha=0.45, hatch="//", edgecolor="white")
-            ax.errorbar(x, cl + sv, yerr=(cl_sd ** 2 + sv_sd ** 2) ** 0.5, color="black", capsize=3)
+            # Client and server CPU of one repetition go together: the range is that of each
+            # repetition's total, and the bar (the median total) is split in the median share
+            # of the job's ranks (their deviations are not independent, so never added).
+            totals = [(r["cpu_clients_s"] + r["cpu_servers_s"]) / r["ops"] * 1e6 for r in pts]
+            share = median_range(r["cpu_clients_s"] / (r["cpu_clients_s"] + r["cpu_servers_s"]) for r in pts
+                                 if r["cpu_clients_s"] + r["cpu_servers_s"] > 0)[0]
+            total, lo, hi = median_range(totals)
+            share = share if share == share else 1.0
+            ax.bar(x, total * share, color=COLORS[s])
+            ax.bar(x, total * (1 - share), bottom=total * share, color=COLORS[s], alpha=0.45, hatch="//",
+                   edgecolor="white")
+            ax.errorbar(x, total, yerr=[[total - lo], [hi - total]], color="black", capsize=3)
+            ax.plot([x] * len(totals), totals, linestyle="none", marker=".", markersize=3, color="black", alpha=0.5)
             labels.append(f"{SHORT[s]} {phase}")
             x += 1
     ax.set_xticks(range(len(labels)), labels, fontsize=8, rotation=30, ha="right")
@@ -165,7 +195,8 @@ def main(sm):
     out = dict(sm.output.items())
     throughput_vs_ranks(rows, "insert", "Insert throughput", out, "insert_throughput")
     throughput_vs_ranks(rows, "lstat", "Lstat throughput", out, "lstat_throughput")
-    throughput_vs_ranks(rows, "compaction", "DeltaFS parallel compaction", out, "compaction_throughput")
+    throughput_vs_ranks(rows, "compaction", "DeltaFS parallel compaction (dashed: its write phase)", out,
+                        "compaction_throughput", also=[("deltafs", "insert", "DeltaFS write phase")])
     end_to_end(rows, out)
     latency(rows, out)
     cpu(rows, out)

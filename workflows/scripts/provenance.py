@@ -1,6 +1,7 @@
 """Snakemake script of rule provenance: what produced these results (configuration, git
 revision, tool and library versions, storage, host, the image when run in the deltameta
-image, and the host of every rank of every phase) in results/provenance.json."""
+image, the host of every rank of every phase and, under Slurm, the job that ran it) in
+results/provenance.json."""
 import json
 import os
 import platform
@@ -49,7 +50,8 @@ def container_image():
 
 
 def placement(run_files):
-    """{run result file: {phase: host of every rank, and the servers' addresses}}."""
+    """{run result file: {phase: host of every rank, and the servers' addresses}}; under the
+    Slurm profile also the run's Slurm job: {"job_id", "nodes", "cluster", "partition"}."""
     out = {}
     for path in run_files:
         with open(path) as f:
@@ -57,8 +59,9 @@ def placement(run_files):
                 if line.strip():
                     d = json.loads(line)
                     where = d.get("placement") or {}
-                    out.setdefault(path, {})[d["phase"]] = {"rank_hosts": where.get("rank_hosts", []),
-                                                             "server_addresses": d.get("server_addresses", [])}
+                    out.setdefault(path, {})[d["phase"]] = dict(
+                        {"rank_hosts": where.get("rank_hosts", []), "server_addresses": d.get("server_addresses", [])},
+                        **({"slurm": d["slurm"]} if d.get("slurm") else {}))
     return out
 
 

@@ -1,5 +1,5 @@
-"""Loads results/summary.csv and groups its rows over repetitions (mean and standard
-deviation), for the figures and the results table."""
+"""Loads a summary.csv (results/<name>/summary.csv) and groups its rows over repetitions
+(median, lowest and highest), for the figures, the results table and the claims."""
 import csv
 import statistics
 
@@ -24,11 +24,14 @@ def _is_float(v):
         return False
 
 
-def mean_std(values):
+def median_range(values):
+    """(median, lowest, highest) of `values`; NaNs if there are none. Medians and ranges, not
+    means and standard deviations: one slow repetition neither drags the value nor draws an
+    error bar below zero on a log axis."""
     values = list(values)
     if not values:
-        return float("nan"), 0.0
-    return statistics.fmean(values), statistics.stdev(values) if len(values) > 1 else 0.0
+        return float("nan"), float("nan"), float("nan")
+    return statistics.median(values), min(values), max(values)
 
 
 def select(rows, **where):

@@ -1,0 +1,218 @@
+"""The paper's claims (paper/claims.yaml) checked on the rows of a summary.csv: each claim is a
+ratio of one design's metric to another's at every client count, with a relation, a bound
+and a tolerance. Used by the claims rule (check_claims.py) and by the tests.
+
+A claim is `held` when the median ratio at every client count is inside its accepted
+interval, `failed` when it is not at some count (reported, never hidden), and `not tested`
+when the configuration does not run a design it compares. Missing data (a design the
+configuration runs but whose phase or metric is absent at a client count) raises
+MissingData: the check cannot say anything then."""
+import math
+import statistics
+
+import yaml
+
+PHASES = {"insert", "compaction", "lstat"}
+SYSTEMS = {"indexfs", "indexfs-bulk", "deltafs"}
+RELATIONS = {">=", "<=", "within"}
+# metric -> how one repetition's value is made from its rows (one per phase listed).
+METRICS = {
+    "throughput_mops": "the phase's throughput (one phase only)",
+    "lat_median_us": "the phase's median latency per operation (one phase only)",
+    "cpu_s_per_mop": "CPU seconds of every rank (clients + servers) of the phases listed, per million operations",
+    "elapsed_s": "seconds of the phases listed, added",
+}
+SINGLE_PHASE = {"throughput_mops", "lat_median_us"}
+FIELDS = {"id", "claim", "paper", "paper_value", "figure", "metric", "of", "over", "relation", "bound", "tolerance",
+          "why"}
+OPTIONAL = {"paper", "paper_value", "why"}
+
+
+class MissingData(Exception):
+    """The results lack what a claim needs."""
+
+
+def load_claims(path):
+    """The claims of `path`, checked for shape; raises ValueError naming the claim and field."""
+    with open(path) as f:
+        doc = yaml.safe_load(f)
+    if not isinstance(doc, dict) or not isinstance(doc.get("claims"), list) or not doc["claims"]:
+        raise ValueError(f"{path}: expected a mapping with a non-empty list `claims`")
+    seen = set()
+    for i, c in enumerate(doc["claims"]):
+        where = f"{path}: claim {i + 1} ({c.get('id', 'no id') if isinstance(c, dict) else c!r})"
+        if not isinstance(c, dict):
+            raise ValueError(f"{where}: not a mapping")
+        missing = FIELDS - set(c) - OPTIONAL
+        if missing:
+            raise ValueError(f"{where}: missing {', '.join(sorted(missing))}")
+        unknown = set(c) - FIELDS
+        if unknown:
+            raise ValueError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} (known: {', '.join(sorted(FIELDS))})")
+        if c["id"] in seen:
+            raise ValueError(f"{where}: the id is used twice")
+        seen.add(c["id"])
+        if c["metric"] not in METRICS:
+            raise ValueError(f"{where}: metric {c['metric']!r} is none of {', '.join(sorted(METRICS))}")
+        if c["relation"] not in RELATIONS:
+            raise ValueError(f"{where}: relation {c['relation']!r} is none of {', '.join(sorted(RELATIONS))}")
+        for key in ("bound", "tolerance"):
+            if not isinstance(c[key], (int, float)) or c[key] <= 0:
+                raise ValueError(f"{where}: {key} must be a positive number")
+        if c["tolerance"] < 1:
+            raise ValueError(f"{where}: tolerance is a factor >= 1 (1: none)")
+        for side in ("of", "over"):
+            s = c[side]
+            if not isinstance(s, dict) or s.get("system") not in SYSTEMS or not s.get("phases") \
+                    or not set(s["phases"]) <= PHASES:
+                raise ValueError(f"{where}: {side} must be {{system: one of {', '.join(sorted(SYSTEMS))}, "
+                                 f"phases: [some of {', '.join(sorted(PHASES))}]}}")
+            if c["metric"] in SINGLE_PHASE and len(s["phases"]) != 1:
+                raise ValueError(f"{where}: {c['metric']} is measured on one phase; {side} lists {s['phases']}")
+    return doc
+
+
+def accepted(claim):
+    """The interval the median ratio must fall in: (low, high)."""
+    b, t = float(claim["bound"]), float(claim["tolerance"])
+    return {">=": (b / t, math.inf), "<=": (0.0, b * t), "within": (b / t, b * t)}[claim["relation"]]
+
+
+def fmt(x):
+    if x == math.inf:
+        return "inf"
+    if x >= 10:
+        return f"{x:.0f}"
+    if x >= 1:
+        return f"{x:.1f}"
+    return f"{x:.2g}"
+
+
+def expected_text(claim):
+    """The relation as stated and, with a tolerance, the interval it accepts."""
+    low, high = accepted(claim)
+    b, t = f"{float(claim['bound']):g}", float(claim["tolerance"])
+    if claim["relation"] == "within":
+        return f"{fmt(low)}x to {fmt(high)}x (within {t:g}x of {b}x)"
+    stated = f"{claim['relation']} {b}x"
+    if t == 1:
+        return stated
+    return f"{stated} (tolerance {t:g}x: {claim['relation']} {fmt(low if claim['relation'] == '>=' else high)}x)"
+
+
+def _number(row, column, what):
+    v = row.get(column, "")
+    if isinstance(v, str):
+        try:
+            v = float(v)
+        except ValueError:
+            raise MissingData(f"{what}: no {column} (the column is empty or missing in summary.csv)")
+    if v != v:
+        raise MissingData(f"{what}: {column} is not a number")
+    return float(v)
+
+
+def side_values(rows, side, metric, ranks, claim_id):
+    """{repetition: value} of one side of a claim at `ranks` client ranks."""
+    per_rep = {}
+    for phase in side["phases"]:
+        what = f"claim {claim_id}: {side['system']} {phase} at {ranks} client ranks"
+        found = [r for r in rows if r["system"] == side["system"] and r["phase"] == phase
+                 and int(r["client_ranks"]) == ranks]
+        if not found:
+            raise MissingData(f"{what}: no rows in summary.csv (rerun the workflow so that every configured "
+                              "design runs at every client count)")
+        for r in found:
+            rep = int(r["repetition"])
+            if metric == "cpu_s_per_mop":
+                ops = _number(r, "ops", what)
+                if ops <= 0:
+                    raise MissingData(f"{what}: ops is {ops}")
+                v = (_number(r, "cpu_clients_s", what) + _number(r, "cpu_servers_s", what)) / ops * 1e6
+            else:
+                v = _number(r, metric, what)
+            per_rep[rep] = per_rep.get(rep, 0.0) + v
+    return per_rep
+
+
+def check_claim(claim, rows, systems):
+    low, high = accepted(claim)
+    out = {k: claim.get(k, "") for k in ("id", "claim", "paper", "figure", "metric", "relation", "bound",
+                                         "tolerance", "why")}
+    out["paper_value"] = claim.get("paper_value")
+    out.update(of=claim["of"], over=claim["over"], accepted=[low, None if high == math.inf else high],
+               expected=expected_text(claim), metric_means=METRICS[claim["metric"]], per_client_ranks=[])
+    absent = [s for s in (claim["of"]["system"], claim["over"]["system"]) if s not in systems]
+    if absent:
+        out.update(status="not tested", held=None,
+                   reason=f"the configuration does not run {', '.join(sorted(set(absent)))} (config key systems)")
+        return out
+    ranks = sorted({int(r["client_ranks"]) for r in rows
+                    if r["system"] in (claim["of"]["system"], claim["over"]["system"])})
+    if not ranks:
+        raise MissingData(f"claim {claim['id']}: summary.csv has no rows of {claim['of']['system']} or "
+                          f"{claim['over']['system']}")
+    for x in ranks:
+        of = side_values(rows, claim["of"], claim["metric"], x, claim["id"])
+        over = side_values(rows, claim["over"], claim["metric"], x, claim["id"])
+        if min(over.values()) <= 0:
+            raise MissingData(f"claim {claim['id']}: {claim['over']['system']} {claim['metric']} is 0 at {x} "
+                              "client ranks: no ratio")
+        median = statistics.median(of.values()) / statistics.median(over.values())
+        out["per_client_ranks"].append({
+            "client_ranks": x, "median": median,
+            "min": min(of.values()) / max(over.values()), "max": max(of.values()) / min(over.values()),
+            "of": [of[k] for k in sorted(of)], "over": [over[k] for k in sorted(over)],
+            "held": low <= median <= high})
+    pts = out["per_client_ranks"]
+    held = all(p["held"] for p in pts)
+    out.update(status="held" if held else "failed", held=held,
+               measured={"median_low": min(p["median"] for p in pts), "median_high": max(p["median"] for p in pts),
+                         "min": min(p["min"] for p in pts), "max": max(p["max"] for p in pts)},
+               failed_at=[p["client_ranks"] for p in pts if not p["held"]])
+    return out
+
+
+def check(doc, rows, systems):
+    """Every claim of `doc` on `rows`; raises MissingData if any tested claim lacks data."""
+    results = [check_claim(c, rows, systems) for c in doc["claims"]]
+    counts = {s: sum(r["status"] == s for r in results) for s in ("held", "failed", "not tested")}
+    return {"paper": doc.get("paper", {}), "counts": counts, "claims": results}
+
+
+def measured_text(r):
+    if r["status"] == "not tested":
+        return "not tested: " + r["reason"]
+    m = r["measured"]
+    med = (f"{fmt(m['median_low'])}x" if fmt(m["median_low"]) == fmt(m["median_high"])
+           else f"{fmt(m['median_low'])}x to {fmt(m['median_high'])}x")
+    ranks = [p["client_ranks"] for p in r["per_client_ranks"]]
+    span = f"{ranks[0]}" if len(ranks) == 1 else f"{ranks[0]}-{ranks[-1]}"
+    return f"median {med} at {span} client ranks (range {fmt(m['min'])}x to {fmt(m['max'])}x)"
+
+
+def table(result, source):
+    """The claims as a Markdown table, then each claim's ratio per client count."""
+    c = result["counts"]
+    lines = ["# Claims", "",
+             f"The paper's claims checked on {source} by the workflow (paper/claims.yaml, "
+             "workflows/scripts/claims_check.py): "
+             f"{c['held']} held, {c['failed']} failed, {c['not tested']} not tested.", "",
+             "Each claim is a ratio of two designs' metric at every client count: the median over repetitions of one "
+             "over the median of the other; the range is the lowest and highest ratio of any two repetitions. "
+             "A claim holds when the median ratio at every client count is in the expected interval.", "",
+             "| claim | figure | expected | measured | held | paper |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for r in result["claims"]:
+        held = {"held": "yes", "failed": "**no**", "not tested": "not tested"}[r["status"]]
+        if r["status"] == "failed":
+            held += f" (at {', '.join(map(str, r['failed_at']))} client ranks)"
+        lines.append(f"| {r['claim']} | {r['figure']} | {r['expected']} | {measured_text(r)} | {held} | "
+                     f"{r['paper'] or 'n/a'} |")
+    lines += ["", "## Per client count", "", "| claim | client ranks | median ratio | range | held |",
+              "| --- | ---: | ---: | --- | --- |"]
+    for r in result["claims"]:
+        for p in r["per_client_ranks"]:
+            lines.append(f"| {r['id']} | {p['client_ranks']} | {fmt(p['median'])}x | {fmt(p['min'])}x to "
+                         f"{fmt(p['max'])}x | {'yes' if p['held'] else '**no**'} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,79 @@
+"""Snakemake script of rule claims_figure: one panel per claim of results/<name>/claims.json,
+its ratio at every client count (median over repetitions, and the range from the lowest to
+the highest ratio of two repetitions) against the interval it must fall in and the paper's
+figure where the paper reports one."""
+import json
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
+
+plt.rcParams.update({"font.size": 9, "axes.grid": True, "grid.alpha": 0.3, "savefig.bbox": "tight",
+                     "axes.spines.top": False, "axes.spines.right": False})
+COLORS = {"held": "#2a9d4b", "failed": "#c0392b", "not tested": "#777777"}
+
+
+def panel(ax, r):
+    ax.set_title(f"{r['id']}: {r['status']}", color=COLORS[r["status"]], fontsize=9)
+    pts = r["per_client_ranks"]
+    if not pts:
+        ax.text(0.5, 0.5, r.get("reason", "no data"), ha="center", va="center", wrap=True, transform=ax.transAxes,
+                fontsize=8)
+        ax.set_xticks([])
+        ax.set_yticks([])
+        return
+    xs = [p["client_ranks"] for p in pts]
+    med = [p["median"] for p in pts]
+    err = [[m - p["min"] for m, p in zip(med, pts)], [p["max"] - m for m, p in zip(med, pts)]]
+    low, high = r["accepted"][0], r["accepted"][1]
+    values = med + [p["min"] for p in pts] + [p["max"] for p in pts] + [low] + ([high] if high else [])
+    top = max(values + ([r["paper_value"]] if r.get("paper_value") else []))
+    bottom = min(v for v in values if v > 0)
+    ax.set_yscale("log")
+    ax.set_ylim(bottom / 2, top * 2)
+    ax.axhspan(low, high if high else top * 2, color=COLORS["held"], alpha=0.08, label="accepted")
+    ax.axhline(low, color=COLORS["held"], linewidth=1)
+    if high:
+        ax.axhline(high, color=COLORS["held"], linewidth=1)
+    ax.errorbar(xs, med, yerr=err, color="black", marker="o", capsize=3, label="median (range)")
+    for p in pts:
+        if not p["held"]:
+            ax.plot(p["client_ranks"], p["median"], "x", color=COLORS["failed"], markersize=10, mew=2)
+    if r.get("paper_value"):
+        ax.axhline(r["paper_value"], color="#555555", linestyle=":", linewidth=1, label="paper, at scale")
+    ax.set_xticks(xs)
+    ax.set_xlabel("client ranks")
+    of, over = r["of"], r["over"]
+    ax.set_ylabel(f"{of['system']} / {over['system']}\n{r['metric']}", fontsize=8)
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}x"))
+    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+
+
+def main(sm):
+    with open(sm.input[0]) as f:
+        result = json.load(f)
+    claims = result["claims"]
+    cols = 2
+    rows = max(1, math.ceil(len(claims) / cols))
+    fig, axes = plt.subplots(rows, cols, figsize=(9, 2.8 * rows), squeeze=False)
+    for ax, r in zip(axes.flat, claims):
+        panel(ax, r)
+    for ax in list(axes.flat)[len(claims):]:
+        ax.axis("off")
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, labels, loc="lower center", ncol=3, bbox_to_anchor=(0.5, -0.02), fontsize=8)
+    c = result["counts"]
+    fig.suptitle(f"The paper's claims on these results: {c['held']} held, {c['failed']} failed, "
+                 f"{c['not tested']} not tested", fontsize=10)
+    fig.tight_layout(rect=(0, 0.03, 1, 0.97))
+    fig.savefig(sm.output.pdf)
+    fig.savefig(sm.output.png, dpi=150)
+    with open(sm.log[0], "w") as log:
+        log.write(f"{len(claims)} claims drawn\n")
+
+
+main(snakemake)  # noqa: F821 (provided by Snakemake)
