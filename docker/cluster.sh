@@ -38,11 +38,26 @@ up() {
   while [ $SECONDS -lt $deadline ]; do
     ready=$(compose exec -T head sh -c 'ls /cluster/ready 2>/dev/null | wc -l' 2>/dev/null || echo 0)
     [ "$ready" -ge "$nodes" ] && break
+    if [ -n "$(compose ps -q | xargs docker inspect --format '{{if not .State.Running}}x{{end}}')" ]; then
+      report_start_up >&2
+      die "a node stopped during start-up (above: each node's start-up log)"
+    fi
     sleep 1
   done
-  [ "$ready" -ge "$nodes" ] ||
-    die "only $ready of $nodes nodes became ready within 180 s (logs: docker/cluster.sh exec cat /cluster/log/*)"
+  if [ "$ready" -lt "$nodes" ]; then
+    report_start_up >&2
+    die "only $ready of $nodes nodes became ready within 180 s (above: each node's start-up log; all logs: docker/cluster.sh exec sh -c 'tail /cluster/log/*')"
+  fi
   echo "cluster: $nodes nodes ready (results go to $out)"
+}
+
+# Where each node's start-up stands: its container's state and the last steps node.sh logged.
+report_start_up() {
+  local id
+  for id in $(compose ps -q); do
+    docker inspect --format '{{.Name}}: {{.State.Status}} (exit code {{.State.ExitCode}}), host {{.Config.Hostname}}' "$id"
+    docker logs --tail 6 "$id" 2>&1 | sed 's/^/  /'
+  done
 }
 
 run() {

@@ -79,7 +79,11 @@ start_ceph_monitor() {
   ceph-mon -c "$dir/ceph.conf" -i "$host" -f --mon-data "$state/mon/data" --public-addr "$addr" \
     >>"$C/log/$host.mon.log" 2>&1 &
   pids+=($!)
-  until timeout 25 ceph -c "$dir/ceph.conf" --connect-timeout 20 mon stat >/dev/null 2>&1; do sleep 0.5; done
+  local deadline=$((SECONDS + 120))
+  until timeout 25 ceph -c "$dir/ceph.conf" --connect-timeout 20 mon stat >/dev/null 2>&1; do
+    [ $SECONDS -lt $deadline ] || { log "the Ceph monitor does not answer (see $C/log/$host.mon.log)"; exit 1; }
+    sleep 0.5
+  done
   timeout 60 ceph -c "$dir/ceph.conf" osd pool create deltameta 32 >/dev/null 2>&1 || true
 }
 
@@ -115,7 +119,11 @@ start_ceph_osd() {
   ceph-osd -c "$conf" -i "$id" -f --osd-data "$state/osd/data" --public-addr "$addr" --cluster-addr "$addr" \
     >>"$C/log/$host.osd.log" 2>&1 &
   pids+=($!)
-  until timeout 25 ceph -c "$conf" --connect-timeout 20 osd dump 2>/dev/null | grep -q "^osd.$id up"; do sleep 0.5; done
+  local deadline=$((SECONDS + 120))
+  until timeout 25 ceph -c "$conf" --connect-timeout 20 osd dump 2>/dev/null | grep -q "^osd.$id up"; do
+    [ $SECONDS -lt $deadline ] || { log "osd.$id is not up (see $C/log/$host.osd.log)"; exit 1; }
+    sleep 0.5
+  done
 }
 
 slurm_wanted() { [ -n "${DELTAMETA_NODES:-}" ]; }
@@ -217,10 +225,11 @@ start_slurm() {
   done
 }
 
-start_ssh
-[ "$role" = head ] && start_ceph_monitor
-start_ceph_osd
-start_slurm
+step() { log "$1 (${SECONDS} s after start)"; }
+step "sshd"; start_ssh
+[ "$role" = node ] || { step "Ceph monitor"; start_ceph_monitor; }
+step "Ceph OSD"; start_ceph_osd
+step "Slurm"; start_slurm
 touch "$C/ready/$host"
 log "ready ($role, $addr)"
 while :; do sleep 3600 & wait $! || true; done
