@@ -34,9 +34,14 @@ up() {
     die "no image ${DELTAMETA_IMAGE:-deltameta}: build it first (docker/README.md)"
   mkdir -p "$out" && out=$(cd "$out" && pwd)
   DELTAMETA_OUT=$out DELTAMETA_NODES=$nodes compose up -d --scale node=$((nodes - 1)) >/dev/null
-  local deadline=$((SECONDS + 180)) ready=0
+  local deadline=$((SECONDS + 180)) ready=0 head_id why=""
+  head_id=$(compose ps -q head)
   while [ $SECONDS -lt $deadline ]; do
-    ready=$(compose exec -T head sh -c 'ls /cluster/ready 2>/dev/null | wc -l' 2>/dev/null || echo 0)
+    if ready=$(docker exec "$head_id" sh -c 'ls /cluster/ready 2>/dev/null | wc -l' 2>&1) && [[ "$ready" =~ ^[0-9]+$ ]]; then
+      why=""
+    else
+      why=$ready ready=0
+    fi
     [ "$ready" -ge "$nodes" ] && break
     if [ -n "$(compose ps -q | xargs docker inspect --format '{{if not .State.Running}}x{{end}}')" ]; then
       report_start_up >&2
@@ -46,6 +51,7 @@ up() {
   done
   if [ "$ready" -lt "$nodes" ]; then
     report_start_up >&2
+    [ -z "$why" ] || echo "the ready check on the head failed: $why" >&2
     die "only $ready of $nodes nodes became ready within 180 s (above: each node's start-up log; all logs: docker/cluster.sh exec sh -c 'tail /cluster/log/*')"
   fi
   echo "cluster: $nodes nodes ready (results go to $out)"

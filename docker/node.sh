@@ -157,33 +157,16 @@ write_slurm_conf() {  # the head, once every node has written its address: one l
   {
     cat <<CONF
 # Written by docker/node.sh on the head from the cluster's node list (/cluster/nodes).
-ClusterName=deltameta
+$(grep -v '^#' /opt/deltameta/workflow/scripts/slurm-common.conf)
 SlurmctldHost=$host($addr)
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-CredType=cred/munge
 StateSaveLocation=/var/lib/deltameta/slurmctld
 SlurmdSpoolDir=/var/lib/deltameta/slurmd
 SlurmctldPidFile=/run/slurmctld.pid
 SlurmdPidFile=/run/slurmd.pid
 SlurmctldLogFile=$C/log/slurmctld.log
 SlurmdLogFile=$C/log/slurmd-%n.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core_Memory
-MpiDefault=pmi2
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/filetxt
 JobCompLoc=$C/slurm/jobcomp.log
-JobAcctGatherType=jobacct_gather/none
-ReturnToService=2
-EnforcePartLimits=ALL
-MinJobAge=300
-KillWait=5
 SlurmdTimeout=10
-InactiveLimit=0
 CONF
     # The head first: IndexFS servers go to a job's first node, and jobs are given nodes in
     # this order.

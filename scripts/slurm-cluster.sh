@@ -69,37 +69,20 @@ start() {
   ctld_port=$(free_port) slurmd_port=$(free_port)
   cat > "$dir/slurm.conf" <<CONF
 # Written by scripts/slurm-cluster.sh: a throw-away one-host cluster.
-ClusterName=deltameta
+$(grep -v '^#' "$(dirname "$0")/slurm-common.conf")
 SlurmctldHost=$(hostname -s)(127.0.0.1)
 SlurmctldPort=$ctld_port
 SlurmdPort=$slurmd_port
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
 AuthInfo=socket=$dir/munge/munge.socket
-CredType=cred/munge
 StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool/slurmd-%n
 SlurmctldPidFile=$dir/slurmctld.pid
 SlurmdPidFile=$dir/slurmd.pid
 SlurmctldLogFile=$dir/log/slurmctld.log
 SlurmdLogFile=$dir/log/slurmd.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core_Memory
-MpiDefault=pmi2
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/filetxt
 JobCompLoc=$dir/jobcomp.log
-JobAcctGatherType=jobacct_gather/none
-ReturnToService=2
-EnforcePartLimits=ALL
 SlurmdParameters=config_overrides
-MinJobAge=300
-KillWait=5
 SlurmdTimeout=30
-InactiveLimit=0
 SchedulerParameters=sched_min_interval=100000
 NodeName=$NODE NodeHostname=$(hostname) NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$memory State=UNKNOWN
 PartitionName=debug Nodes=$NODE Default=YES MaxTime=INFINITE State=UP
