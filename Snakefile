@@ -24,6 +24,7 @@ report: "workflows/report/workflow.rst"
 
 include: "workflows/rules/common.smk"
 include: "workflows/rules/storage.smk"
+include: "workflows/rules/runs.smk"
 include: "workflows/rules/build.smk"
 include: "workflows/rules/indexfs.smk"
 include: "workflows/rules/deltafs.smk"
@@ -36,6 +37,23 @@ OUT_FILE = os.environ.get("DELTAMETA_OUT_FILE")
 if OUT_FILE:
     with open(OUT_FILE, "w") as f:
         f.write(f"{OUT}\n")
+
+
+# With storage: rados, the throw-away cluster lives from before the first job to after the
+# last, and markers of stores that are gone are removed (workflows/scripts/rados_stores.py).
+onstart:
+    if RADOS_STORES:
+        RADOS_STORES.before_first_job()
+
+
+onsuccess:
+    if RADOS_STORES:
+        RADOS_STORES.after_last_job()
+
+
+onerror:
+    if RADOS_STORES:
+        RADOS_STORES.after_last_job()
 
 
 rule all:

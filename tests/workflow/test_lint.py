@@ -15,8 +15,6 @@ ACCEPTED = {
     ("*", "Specify a conda environment or container for each rule."):
         "the software is Debian's packages and .venv (scripts/install-deps.sh, setup-python.sh) or the "
         "deltameta image (docker/); conda cannot provide MPICH, RocksDB and Ceph as the runs need them",
-    ("workflows/rules/storage.smk", 'Absolute path "/proc/{pid}/cmdline"'):
-        "Linux's process table, read to tell the throw-away cluster's daemons from other processes",
 }
 
 

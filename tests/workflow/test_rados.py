@@ -1,12 +1,15 @@
 """storage: rados end to end: the RADOS profile (smoke scale) on the workflow's throw-away
 Ceph cluster passes the smoke run's checks; the cluster is stopped after success, error
-and Ctrl-C; stores of a cluster that is gone are written again; an unreachable cluster
-fails with the core's message. No daemon or job may outlive a run."""
+and Ctrl-C, and by its watchdog when snakemake dies; the markers of its stores go with it,
+so that they are written again, and a dry run removes none; an unreachable cluster fails
+with the core's message. No daemon or job may outlive a run."""
 import glob
 import json
 import os
 import re
+import signal
 import socket
+import subprocess
 import time
 
 import pytest
@@ -70,19 +73,54 @@ def test_every_store_was_in_rados_and_the_cluster_is_gone(rados_smoke):
     assert not glob.glob(rados_smoke.path("results", "runs", "deltafs", "rados", "*", "*", "r2", "compacted"))
 
 
-def test_stores_of_a_stopped_cluster_are_written_again(rados_smoke):
-    # A marker left behind (e.g. by a failed or --until run) names a store of a cluster that is gone.
-    origins = [os.path.join(rep, "origin") for rep in
-               glob.glob(rados_smoke.path("results", "runs", "deltafs", "rados", "c*-n500", "rep*"))]
-    assert len(origins) == 4
-    for origin in origins:
-        os.makedirs(origin)
-        with open(os.path.join(origin, "store.json"), "w") as f:
-            json.dump({"uri": ROOT + "gone", "ceph_conf": rados_smoke.path("results", "ceph", "ceph.conf"),
-                       "fsid": "00000000-0000-0000-0000-000000000000"}, f)
-    jobs = planned_jobs(rados_smoke, {"readers": 3})
-    assert jobs["deltafs_write"] == jobs["deltafs_compact"] == jobs["deltafs_read"] == 4
-    assert "indexfs" not in jobs and not any(os.path.exists(o) for o in origins)
+def write_marker(origin, conf):
+    """A DeltaFS origin marker naming a store of the cluster of `conf` (core/bench/runs.py MARKER)."""
+    os.makedirs(origin)
+    with open(os.path.join(origin, "store.json"), "w") as f:
+        json.dump({"uri": ROOT + "gone", "ceph_conf": conf, "fsid": "00000000-0000-0000-0000-000000000000"}, f)
+
+
+def test_markers_go_with_their_cluster_and_a_dry_run_removes_nothing(rados_workflow_in):
+    wf = rados_workflow_in
+    small = {"systems": ["deltafs"], "client_ranks": [1], "repetitions": 1, **BUILT}
+    # --until ends the invocation after the write phase: no later phase used its store.
+    res = wf.run("--until", "deltafs_write", overrides=small)
+    assert res.returncode == 0, res.stderr[-3000:]
+    origin = os.path.join("results", "runs", "deltafs", "rados", "c1-n500", "rep1", "origin")
+    assert f"RADOS store of {origin} is gone with the cluster that held it" in res.stderr
+    assert "Stopped the throw-away Ceph cluster" in res.stderr and not os.path.exists(wf.path(origin))
+    jobs = planned_jobs(wf, small)
+    assert jobs["deltafs_write"] == jobs["deltafs_compact"] == jobs["deltafs_read"] == 1
+    # Nothing is removed (or started) while the workflow is only parsed: a marker left
+    # behind (e.g. by a host that went down with its cluster) stays through a dry run.
+    write_marker(wf.path(origin), wf.path("results", "ceph", "ceph.conf"))
+    res = wf.run("--dry-run", overrides=small)
+    assert res.returncode == 0 and os.path.exists(wf.path(origin, "store.json"))
+    assert "is gone with the cluster" not in res.stderr and ceph_daemons(wf.workdir) == []
+
+
+def test_watchdog_stops_the_cluster_and_removes_its_markers_when_snakemake_dies(rados_workflow_in):
+    wf = rados_workflow_in
+    proc = subprocess.Popen(wf.command(overrides={"systems": ["indexfs"], "client_ranks": [2], "repetitions": 1,
+                                                  "files_per_rank": 400000, **BUILT}),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, process_group=0)
+    try:
+        deadline = time.monotonic() + 120
+        while not any("deltameta_client" in args for _, args in deltameta_processes(wf.workdir)):
+            assert proc.poll() is None and time.monotonic() < deadline, "the client job never started"
+            time.sleep(0.2)
+        assert len(ceph_daemons(wf.workdir)) == 2
+        origin = wf.path("results", "runs", "deltafs", "rados", "c1-n500", "rep1", "origin")
+        write_marker(origin, wf.path("results", "ceph", "ceph.conf"))
+        os.killpg(proc.pid, signal.SIGKILL)  # snakemake and its jobs die without a word; the watchdog is left
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 120
+        while deltameta_processes(wf.workdir) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert deltameta_processes(wf.workdir) == [] and not os.path.exists(origin)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
 
 
 def free_port():

@@ -36,7 +36,7 @@ rule aggregate:
 
 rule provenance:
     input:
-        tools="results/core/tools.json",
+        tools=TOOLS,
         validation=f"{OUT}/validation.json",
         runs=all_run_results(),
     output:

@@ -15,7 +15,7 @@ rule build_core:
             else []
         ),
     output:
-        tools="results/core/tools.json",
+        tools=TOOLS,
     log:
         "results/logs/build_core.log",
     # make -j with every core it is given (without threads, Snakemake sets OMP_NUM_THREADS=1,

@@ -1,10 +1,14 @@
-# Paths of the experiment matrix and the helpers the rules share.
-import json
+# The experiment matrix of this configuration: its systems (workflows/scripts/registry.py
+# names them), the result files of their runs, and where the configuration's conclusions go;
+# also where the core's tools are.
 import os
 
+from snakemake.exceptions import WorkflowError
+
+from workflows.scripts.registry import SYSTEMS
+
 REPO = workflow.basedir
-RUNS_PY = os.path.join(REPO, "core", "bench", "runs.py")
-SLURM_RUN_PY = os.path.join(REPO, "workflows", "scripts", "slurm_run.py")
+TOOLS = "results/core/tools.json"  # the build rule's: where the core's tools are
 FIGURES = [
     "insert_throughput",
     "lstat_throughput",
@@ -21,73 +25,30 @@ CLAIMS_FILE = os.path.join(REPO, config["claims"])
 N = config["files_per_rank"]
 REPS = range(1, config["repetitions"] + 1)
 STORAGE = config["storage"]
-
-
-def indexfs_runs(system):
-    return expand(
-        "results/runs/{system}/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}/phases.jsonl",
-        system=system,
-        backend=STORAGE,
-        ranks=config["client_ranks"],
-        servers=config["servers"],
-        n=N,
-        rep=REPS,
-    )
-
-
-def deltafs_runs(phase):
-    """The write phase's results sit above the per-reader-count compaction and read phases."""
-    pattern = {
-        "write": "results/runs/deltafs/{backend}/c{ranks}-n{n}/rep{rep}/write.jsonl",
-        "compact": "results/runs/deltafs/{backend}/c{ranks}-n{n}/rep{rep}/r{readers}/compact.jsonl",
-        "read": "results/runs/deltafs/{backend}/c{ranks}-n{n}/rep{rep}/r{readers}/read.jsonl",
-    }[phase]
-    return expand(
-        pattern,
-        backend=STORAGE,
-        ranks=config["client_ranks"],
-        n=N,
-        rep=REPS,
-        readers=config["readers"],
+UNKNOWN_SYSTEMS = [s for s in config["systems"] if s not in SYSTEMS]
+if UNKNOWN_SYSTEMS:
+    raise WorkflowError(
+        f"systems: unknown {', '.join(UNKNOWN_SYSTEMS)}; the systems are {', '.join(SYSTEMS)} "
+        "(workflows/scripts/registry.py)"
     )
 
 
 def all_run_results():
-    files = []
-    for system in config["systems"]:
-        if system == "deltafs":
-            files += deltafs_runs("read") + deltafs_runs("compact") + deltafs_runs("write")
-        else:
-            files += indexfs_runs(system)
-    return files
-
-
-def tools_bin(wildcards, input):
-    with open(input.tools) as f:
-        return json.load(f)["bin_dir"]
-
-
-def runs_command(run):
-    """The start of a core/bench/runs.py command line shared by every run rule, started by
-    slurm_run.py with the rule's launcher (resources.mpi: mpi.mpiexec, or srun under the
-    Slurm profile, config/profiles/slurm)."""
-    env = " ".join(f"--env {k}={v}" for k, v in sorted(config["store_settings"].items()))
-    hostfile = f"--hostfile {config['mpi']['hostfile']}" if config["mpi"]["hostfile"] else ""
-    return (
-        f"python3 {SLURM_RUN_PY} {{resources.mpi:q}} python3 {RUNS_PY} {run} --bin {{params.bin}} {hostfile} "
-        f"{env} --timeout {config['job_timeout_s']}{storage_options()}"
-    )
-
-
-def run_resources(*rank_counts):
-    """The resources of a run rule: its MPI launcher, its ranks (servers and clients, or
-    compactors; at least 2, since Snakemake's Slurm executor refuses an MPI job of one task)
-    and the nodes its Slurm job allocates (slurm.nodes). Only the Slurm profile uses them."""
-    return dict(
-        mpi=config["mpi"]["mpiexec"],
-        tasks=lambda wc: max(2, sum(int(wc[c]) for c in rank_counts)),
-        nodes=config.get("slurm", {}).get("nodes", 1),
-    )
+    """The result file of every run of the configured systems."""
+    return [
+        path
+        for system in config["systems"]
+        for result in SYSTEMS[system].results.values()
+        for path in expand(
+            result.path,
+            backend=STORAGE,
+            ranks=config["client_ranks"],
+            servers=config["servers"],
+            readers=config["readers"],
+            n=N,
+            rep=REPS,
+        )
+    ]
 
 
 wildcard_constraints:

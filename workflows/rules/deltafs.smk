@@ -5,85 +5,82 @@
 # `origin` and `compacted` outputs are local marker directories naming the RADOS stores,
 # temporary (storage.smk): a later invocation that needs a store writes it again.
 
-DELTAFS_RUN = "results/runs/deltafs/{backend}/c{ranks}-n{n}/rep{rep}"
+DELTAFS_RUN = os.path.dirname(run_result("deltafs_write"))
 DELTAFS_LOG = "results/logs/deltafs/{backend}/c{ranks}-n{n}/rep{rep}"
 DELTAFS_BENCHMARK = "results/benchmarks/deltafs/{backend}/c{ranks}-n{n}/rep{rep}"
+DELTAFS_FILES = " --work {params.work} --out {output.result} --log {log}"
 
 
 rule deltafs_write:
     input:
-        tools="results/core/tools.json",
+        tools=TOOLS,
     output:
-        result=f"{DELTAFS_RUN}/write.jsonl",
+        result=run_result("deltafs_write"),
         origin=storage_output(f"{DELTAFS_RUN}/origin"),
     log:
         f"{DELTAFS_LOG}/write.log",
     benchmark:
         f"{DELTAFS_BENCHMARK}/write.tsv"
-    threads: lambda wildcards: workflow.cores  # a measurement owns the machine: runs never overlap
+    threads: every_core
     resources:
         **run_resources("ranks"),
     params:
-        bin=tools_bin,
-        work=lambda wc, output: os.path.dirname(output.result),
-        store_settings=config["store_settings"],
+        **RUN_PARAMS,
     message:
-        "Run 3 DeltaFS write: {wildcards.ranks} client ranks x {wildcards.n} files into their own stores, "
+        run_title("deltafs") + " write: {wildcards.ranks} client ranks x {wildcards.n} files into their own stores, "
         "repetition {wildcards.rep}"
     shell:
-        runs_command("deltafs-write") + " --ranks {wildcards.ranks} --n {wildcards.n} --origin {output.origin}"
-        " --work {params.work} --out {output.result} --log {log}"
+        runs_command("deltafs-write")
+        + " --ranks {wildcards.ranks} --n {wildcards.n} --origin {output.origin}"
+        + DELTAFS_FILES
 
 
 rule deltafs_compact:
     input:
-        tools="results/core/tools.json",
-        written=f"{DELTAFS_RUN}/write.jsonl",
+        tools=TOOLS,
+        written=run_result("deltafs_write"),
         origin=f"{DELTAFS_RUN}/origin",
     output:
-        result=f"{DELTAFS_RUN}/r{{readers}}/compact.jsonl",
+        result=run_result("deltafs_compact"),
         compacted=storage_output(f"{DELTAFS_RUN}/r{{readers}}/compacted"),
     log:
         f"{DELTAFS_LOG}/r{{readers}}/compact.log",
     benchmark:
         f"{DELTAFS_BENCHMARK}/r{{readers}}/compact.tsv"
-    threads: lambda wildcards: workflow.cores  # a measurement owns the machine: runs never overlap
+    threads: every_core
     resources:
         **run_resources("readers"),
     params:
-        bin=tools_bin,
-        work=lambda wc, output: os.path.dirname(output.result),
-        store_settings=config["store_settings"],
+        **RUN_PARAMS,
     message:
-        "Run 3 DeltaFS parallel compaction: {wildcards.readers} ranks over the stores of "
+        run_title("deltafs") + " parallel compaction: {wildcards.readers} ranks over the stores of "
         "{wildcards.ranks} x {wildcards.n} files, repetition {wildcards.rep}"
     shell:
         runs_command("deltafs-compact")
         + " --servers {wildcards.readers} --origin {input.origin} --compacted {output.compacted}"
-        " --work {params.work} --out {output.result} --log {log}"
+        + DELTAFS_FILES
 
 
 rule deltafs_read:
     input:
-        tools="results/core/tools.json",
-        compact=f"{DELTAFS_RUN}/r{{readers}}/compact.jsonl",
+        tools=TOOLS,
+        compact=run_result("deltafs_compact"),
         compacted=f"{DELTAFS_RUN}/r{{readers}}/compacted",
     output:
-        result=f"{DELTAFS_RUN}/r{{readers}}/read.jsonl",
+        result=run_result("deltafs_read"),
     log:
         f"{DELTAFS_LOG}/r{{readers}}/read.log",
     benchmark:
         f"{DELTAFS_BENCHMARK}/r{{readers}}/read.tsv"
-    threads: lambda wildcards: workflow.cores  # a measurement owns the machine: runs never overlap
+    threads: every_core
     resources:
         **run_resources("ranks", "readers"),
     params:
-        bin=tools_bin,
-        work=lambda wc, output: os.path.dirname(output.result),
-        store_settings=config["store_settings"],
+        **RUN_PARAMS,
     message:
-        "Run 3 DeltaFS read: {wildcards.ranks} client ranks lstat {wildcards.n} files each from "
+        run_title("deltafs") + " read: {wildcards.ranks} client ranks lstat {wildcards.n} files each from "
         "{wildcards.readers} read-only servers, repetition {wildcards.rep}"
     shell:
-        runs_command("deltafs-read") + " --ranks {wildcards.ranks} --servers {wildcards.readers} --n {wildcards.n}"
-        " --compacted {input.compacted} --work {params.work} --out {output.result} --log {log}"
+        runs_command("deltafs-read")
+        + " --ranks {wildcards.ranks} --servers {wildcards.readers} --n {wildcards.n} --compacted {input.compacted}"
+        + DELTAFS_FILES

@@ -1,51 +1,50 @@
 # Runs 1 and 2: IndexFS and IndexFS with bulk insertion. One rule per run: it starts the
 # servers, waits until they are ready, runs the client job (insert, then lstat), and always
-# stops the servers (core/bench/runs.py).
+# stops the servers (core/bench/runs.py). Both rules share all but their system.
+INDEXFS_OPTIONS = (
+    " --ranks {wildcards.ranks} --servers {wildcards.servers} --n {wildcards.n}"
+    " --work {params.work} --out {output} --log {log}"
+)
+INDEXFS_MESSAGE = (
+    ": {wildcards.ranks} client ranks x {wildcards.n} files, {wildcards.servers} servers, repetition {wildcards.rep}"
+)
 
 
 rule indexfs:
     input:
-        tools="results/core/tools.json",
+        tools=TOOLS,
     output:
-        "results/runs/indexfs/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}/phases.jsonl",
+        result=run_result("indexfs"),
     log:
         "results/logs/indexfs/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}.log",
     benchmark:
         "results/benchmarks/indexfs/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}.tsv"
-    threads: lambda wildcards: workflow.cores  # a measurement owns the machine: runs never overlap
+    threads: every_core
     resources:
         **run_resources("ranks", "servers"),
     params:
-        bin=tools_bin,
-        work=lambda wc, output: os.path.dirname(output[0]),
-        store_settings=config["store_settings"],
+        **RUN_PARAMS,
     message:
-        "Run 1 IndexFS: {wildcards.ranks} client ranks x {wildcards.n} files, {wildcards.servers} servers, "
-        "repetition {wildcards.rep}"
+        run_title("indexfs") + INDEXFS_MESSAGE
     shell:
-        runs_command("indexfs") + " --ranks {wildcards.ranks} --servers {wildcards.servers} --n {wildcards.n}"
-        " --work {params.work} --out {output} --log {log}"
+        runs_command("indexfs") + INDEXFS_OPTIONS
 
 
 rule indexfs_bulk:
     input:
-        tools="results/core/tools.json",
+        tools=TOOLS,
     output:
-        "results/runs/indexfs-bulk/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}/phases.jsonl",
+        result=run_result("indexfs_bulk"),
     log:
         "results/logs/indexfs-bulk/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}.log",
     benchmark:
         "results/benchmarks/indexfs-bulk/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}.tsv"
-    threads: lambda wildcards: workflow.cores  # a measurement owns the machine: runs never overlap
+    threads: every_core
     resources:
         **run_resources("ranks", "servers"),
     params:
-        bin=tools_bin,
-        work=lambda wc, output: os.path.dirname(output[0]),
-        store_settings=config["store_settings"],
+        **RUN_PARAMS,
     message:
-        "Run 2 IndexFS + bulk insertion: {wildcards.ranks} client ranks x {wildcards.n} files, "
-        "{wildcards.servers} servers, repetition {wildcards.rep}"
+        run_title("indexfs-bulk") + INDEXFS_MESSAGE
     shell:
-        runs_command("indexfs-bulk") + " --ranks {wildcards.ranks} --servers {wildcards.servers} --n {wildcards.n}"
-        " --work {params.work} --out {output} --log {log}"
+        runs_command("indexfs-bulk") + INDEXFS_OPTIONS

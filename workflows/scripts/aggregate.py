@@ -3,10 +3,10 @@ results/summary.csv (columns in run_results.COLUMNS, documented in config/README
 import csv
 import sys
 
+from registry import PHASES, SYSTEMS
 from run_results import COLUMNS, rows
 
-ORDER = {"indexfs": 0, "indexfs-bulk": 1, "deltafs": 2}
-PHASES = {"insert": 0, "compaction": 1, "lstat": 2}
+ORDER = list(SYSTEMS)  # tables and figures list systems, then phases, in the registry's order
 
 
 def main(sm):
@@ -14,7 +14,8 @@ def main(sm):
         table = list(rows(sm.input.runs))
     except (OSError, ValueError) as e:
         sys.exit(f"aggregate: {e}")
-    table.sort(key=lambda r: (ORDER[r["system"]], PHASES[r["phase"]], r["client_ranks"], r["repetition"]))
+    table.sort(key=lambda r: (ORDER.index(r["system"]), PHASES.index(r["phase"]), r["client_ranks"],
+                              r["repetition"]))
     with open(sm.output[0], "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=COLUMNS)
         w.writeheader()

@@ -12,8 +12,8 @@ import statistics
 
 import yaml
 
-PHASES = {"insert", "compaction", "lstat"}
-SYSTEMS = {"indexfs", "indexfs-bulk", "deltafs"}
+from registry import PHASES, SYSTEMS
+
 RELATIONS = {">=", "<=", "within"}
 # metric -> how one repetition's value is made from its rows (one per phase listed).
 METRICS = {
@@ -64,7 +64,7 @@ def load_claims(path):
         for side in ("of", "over"):
             s = c[side]
             if not isinstance(s, dict) or s.get("system") not in SYSTEMS or not s.get("phases") \
-                    or not set(s["phases"]) <= PHASES:
+                    or not set(s["phases"]) <= set(PHASES):
                 raise ValueError(f"{where}: {side} must be {{system: one of {', '.join(sorted(SYSTEMS))}, "
                                  f"phases: [some of {', '.join(sorted(PHASES))}]}}")
             if c["metric"] in SINGLE_PHASE and len(s["phases"]) != 1:

@@ -10,12 +10,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 from matplotlib.ticker import FuncFormatter, LogLocator  # noqa: E402
 
-from summary_stats import LABELS, SYSTEMS, load, median_range, ranks_of, select  # noqa: E402
+from registry import PHASES, SYSTEMS  # noqa: E402
+from summary_stats import load, median_range, ranks_of, select  # noqa: E402
 
-COLORS = {"indexfs": "#1b6ca8", "indexfs-bulk": "#e08a1e", "deltafs": "#2a9d4b"}
-MARKERS = {"indexfs": "o", "indexfs-bulk": "s", "deltafs": "^"}
-PHASE_LABELS = {"insert": "insert", "compaction": "compaction", "lstat": "lstat"}
-SHORT = {"indexfs": "IndexFS", "indexfs-bulk": "IndexFS+bulk", "deltafs": "DeltaFS"}
 QUANTS = ["min", "q1", "median", "q3", "q90", "q99", "max"]
 
 plt.rcParams.update({"font.size": 10, "axes.grid": True, "grid.alpha": 0.3, "figure.dpi": 100,
@@ -71,7 +68,7 @@ def throughput_vs_ranks(rows, phase, title, out, name, also=()):
     write phase beside its compaction)."""
     fig, ax = plt.subplots(figsize=(7, 3.8))
     drawn = False
-    own = (lambda s: f"{LABELS[s]} {phase}") if also else (lambda s: LABELS[s])
+    own = (lambda s: f"{SYSTEMS[s].label} {phase}") if also else (lambda s: SYSTEMS[s].label)
     lines = [(s, phase, own(s), "-") for s in systems_in(rows)] + [(s, p, label, "--") for s, p, label in also]
     for s, p, label, style in lines:
         pts = select(rows, system=s, phase=p)
@@ -79,7 +76,8 @@ def throughput_vs_ranks(rows, phase, title, out, name, also=()):
         if not xs:
             continue
         groups = [[r["throughput_mops"] for r in select(pts, client_ranks=x)] for x in xs]
-        median_with_range(ax, xs, groups, label=label, color=COLORS[s], marker=MARKERS[s], linestyle=style)
+        median_with_range(ax, xs, groups, label=label, color=SYSTEMS[s].color, marker=SYSTEMS[s].marker,
+                          linestyle=style)
         drawn = True
     if drawn:
         log_axis(ax)
@@ -88,7 +86,7 @@ def throughput_vs_ranks(rows, phase, title, out, name, also=()):
         no_data(ax, f"{phase} phases")
     ax.set_xticks(ranks_of(rows))
     ax.set_xlabel("client ranks")
-    ax.set_ylabel("throughput (Mop/s)" if also else f"{PHASE_LABELS[phase]} throughput (Mop/s)")
+    ax.set_ylabel("throughput (Mop/s)" if also else f"{phase} throughput (Mop/s)")
     ax.set_title(title)
     save(fig, name, out)
 
@@ -107,12 +105,12 @@ def end_to_end(rows, out):
             total, lo, hi = median_range(totals)
             # The bar is the median total, split in the proportions of the phases' medians.
             parts = {p: median_range(r["elapsed_s"] for r in select(rows, system=s, client_ranks=x, phase=p))[0]
-                     for p in ("insert", "compaction", "lstat")}
+                     for p in PHASES}
             parts = {p: v for p, v in parts.items() if v == v}  # phases this system has
             scale = total / sum(parts.values())
             bottom = 0.0
             for phase, v in parts.items():
-                ax.bar(j + i * width, v * scale, width, bottom=bottom, color=COLORS[s], hatch=HATCHES[phase],
+                ax.bar(j + i * width, v * scale, width, bottom=bottom, color=SYSTEMS[s].color, hatch=HATCHES[phase],
                        edgecolor="white")
                 bottom += v * scale
             ax.errorbar(j + i * width, total, yerr=[[total - lo], [hi - total]], color="black", capsize=3)
@@ -122,9 +120,8 @@ def end_to_end(rows, out):
     ax.set_xlabel("client ranks")
     ax.set_ylabel("job time (s)")
     ax.set_title("End-to-end time: write (+ compaction) + read; median, range, repetitions")
-    handles = [Patch(color=COLORS[s], label=LABELS[s]) for s in systems]
-    handles += [Patch(facecolor="#777777", edgecolor="white", hatch=HATCHES[p], label=p)
-                for p in ("insert", "compaction", "lstat")]
+    handles = [Patch(color=SYSTEMS[s].color, label=SYSTEMS[s].label) for s in systems]
+    handles += [Patch(facecolor="#777777", edgecolor="white", hatch=HATCHES[p], label=p) for p in PHASES]
     outside_legend(ax, handles=handles, fontsize=8)
     save(fig, "end_to_end_time", out)
 
@@ -144,8 +141,8 @@ def latency(rows, out):
             if not pts:
                 continue
             groups = [[r[f"lat_{q}_us"] for r in pts if r[f"lat_{q}_us"] != ""] for q in QUANTS]
-            median_with_range(ax, range(len(QUANTS)), groups, color=COLORS[s], linestyle=styles[phase],
-                              marker=MARKERS[s], label=f"{LABELS[s]} {phase}")
+            median_with_range(ax, range(len(QUANTS)), groups, color=SYSTEMS[s].color, linestyle=styles[phase],
+                              marker=SYSTEMS[s].marker, label=f"{SYSTEMS[s].label} {phase}")
     log_axis(ax)
     ax.set_xticks(range(len(QUANTS)), QUANTS)
     ax.set_xlabel("quantile")
@@ -161,7 +158,7 @@ def cpu(rows, out):
     top_rows, top = at_largest_scale(rows)
     labels, x = [], 0
     for s in systems_in(top_rows):
-        for phase in ("insert", "compaction", "lstat"):
+        for phase in PHASES:
             pts = select(top_rows, system=s, phase=phase)
             if not pts:
                 continue
@@ -173,12 +170,12 @@ def cpu(rows, out):
                                  if r["cpu_clients_s"] + r["cpu_servers_s"] > 0)[0]
             total, lo, hi = median_range(totals)
             share = share if share == share else 1.0
-            ax.bar(x, total * share, color=COLORS[s])
-            ax.bar(x, total * (1 - share), bottom=total * share, color=COLORS[s], alpha=0.45, hatch="//",
+            ax.bar(x, total * share, color=SYSTEMS[s].color)
+            ax.bar(x, total * (1 - share), bottom=total * share, color=SYSTEMS[s].color, alpha=0.45, hatch="//",
                    edgecolor="white")
             ax.errorbar(x, total, yerr=[[total - lo], [hi - total]], color="black", capsize=3)
             ax.plot([x] * len(totals), totals, linestyle="none", marker=".", markersize=3, color="black", alpha=0.5)
-            labels.append(f"{SHORT[s]} {phase}")
+            labels.append(f"{SYSTEMS[s].short} {phase}")
             x += 1
     ax.set_xticks(range(len(labels)), labels, fontsize=8, rotation=30, ha="right")
     ax.set_ylabel("CPU seconds per million operations")

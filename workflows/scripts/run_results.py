@@ -1,37 +1,49 @@
 """Reads the runs' JSON Lines results into flat rows: one per system x phase x scale x
-repetition, with the run's coordinates taken from its path under results/runs/."""
+repetition, with the run's coordinates taken from its path, which is one of the run rules'
+result files (registry.py)."""
 import json
 import re
 
-PATH = re.compile(
-    r"results/runs/(?P<system>indexfs|indexfs-bulk)/(?P<storage>\w+)/c(?P<ranks>\d+)-s(?P<servers>\d+)-n(?P<n>\d+)"
-    r"/rep(?P<rep>\d+)/phases\.jsonl$"
-    r"|results/runs/(?P<dsystem>deltafs)/(?P<dstorage>\w+)/c(?P<dranks>\d+)-n(?P<dn>\d+)/rep(?P<drep>\d+)"
-    r"(?:/r(?P<readers>\d+))?/(?:write|compact|read)\.jsonl$")
+from registry import SYSTEMS
 
 COLUMNS = ["system", "phase", "storage", "client_ranks", "servers", "files_per_rank", "repetition", "ops",
            "expected_ops", "errors", "elapsed_s", "throughput_mops", "micros_per_op", "lat_min_us", "lat_q1_us",
            "lat_median_us", "lat_q3_us", "lat_q90_us", "lat_q99_us", "lat_max_us", "cpu_clients_s",
            "cpu_servers_s", "rank_min_s", "rank_max_s", "git_revision", "hosts"]
 QUANTILES = ["min", "q1", "median", "q3", "q90", "q99", "max"]
+WORD, NUMBER = r"\w+", r"\d+"
 
 
-def coordinates(path):
-    m = PATH.search(path.replace("\\", "/"))
-    if not m:
-        raise ValueError(f"{path} is not a run result path")
-    g = m.groupdict()
-    if g["system"]:
-        return dict(system=g["system"], storage=g["storage"], client_ranks=int(g["ranks"]),
-                    servers=int(g["servers"]), files_per_rank=int(g["n"]), repetition=int(g["rep"]))
-    return dict(system="deltafs", storage=g["dstorage"], client_ranks=int(g["dranks"]),
-                servers=int(g["readers"] or 0), files_per_rank=int(g["dn"]), repetition=int(g["drep"]))
+def _regex(pattern):
+    """A result path pattern as a regular expression: the storage backend is a word, the other wildcards numbers."""
+    parts = re.split(r"\{(\w+)\}", pattern)  # literal text, wildcard, literal text, ...
+    for i in range(1, len(parts), 2):
+        parts[i] = f"(?P<{parts[i]}>{WORD if parts[i] == 'backend' else NUMBER})"
+    parts[::2] = [re.escape(p) for p in parts[::2]]
+    return re.compile("".join(parts) + "$")
+
+
+PATHS = [(system, result.phases, _regex(result.path)) for system in SYSTEMS.values()
+         for result in system.results.values()]
+
+
+def result_file(path):
+    """(the coordinates of a run result path, the phases its file holds). For DeltaFS, `servers`
+    is the reader count of the compaction and read phases and 0 for the write phase."""
+    for system, phases, regex in PATHS:
+        m = regex.search(path.replace("\\", "/"))
+        if m:
+            g = m.groupdict()
+            return dict(system=system.name, storage=g["backend"], client_ranks=int(g["ranks"]),
+                        servers=int(g.get("servers") or g.get("readers") or 0), files_per_rank=int(g["n"]),
+                        repetition=int(g["rep"])), phases
+    raise ValueError(f"{path} is not a run result path")
 
 
 def rows(paths):
     """Yields one row per phase document; raises ValueError naming the file if one is malformed."""
     for path in paths:
-        where = coordinates(path)
+        where = result_file(path)[0]
         with open(path) as f:
             lines = [line for line in f if line.strip()]
         if not lines:

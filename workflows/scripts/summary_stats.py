@@ -3,8 +3,6 @@
 import csv
 import statistics
 
-SYSTEMS = ["indexfs", "indexfs-bulk", "deltafs"]
-LABELS = {"indexfs": "IndexFS", "indexfs-bulk": "IndexFS + bulk insertion", "deltafs": "DeltaFS"}
 NUMERIC = {"client_ranks", "servers", "files_per_rank", "repetition", "ops", "expected_ops", "errors"}
 
 

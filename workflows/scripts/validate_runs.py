@@ -1,23 +1,20 @@
-"""Snakemake script of rule validate: every run must have its phases, exact op counts and no
-errors. Writes results/validation.json; fails the workflow listing every problem."""
+"""Snakemake script of rule validate: every run result file must hold its phases (registry.py),
+with exact op counts and no errors. Writes results/validation.json; fails the workflow
+listing every problem."""
 import json
 import sys
 
-from run_results import rows
-
-EXPECTED_PHASES = {"indexfs": {"insert", "lstat"}, "indexfs-bulk": {"insert", "lstat"},
-                   "deltafs": {"insert", "compaction", "lstat"}}
+from run_results import result_file, rows
 
 
 def main(sm):
-    problems, seen = [], {}
+    problems = []
     try:
-        all_rows = list(rows(sm.input))
+        found = {path: list(rows([path])) for path in sm.input}
     except (OSError, ValueError) as e:
         sys.exit(f"validate: {e}")
+    all_rows = [r for file_rows in found.values() for r in file_rows]
     for r in all_rows:
-        key = (r["system"], r["storage"], r["client_ranks"], r["servers"], r["files_per_rank"], r["repetition"])
-        seen.setdefault(key, set()).add(r["phase"])
         what = (f"{r['system']} {r['phase']} with {r['client_ranks']} client ranks, repetition "
                 f"{r['repetition']}")
         if r["errors"] != 0:
@@ -28,11 +25,15 @@ def main(sm):
             problems.append(f"{what}: no throughput measured")
         if r["hosts"] < sm.params.min_hosts:
             problems.append(f"{what}: ranks on {r['hosts']} host(s), mpi.min_hosts is {sm.params.min_hosts}")
-    for key, phases in seen.items():
-        missing = EXPECTED_PHASES[key[0]] - phases
-        if key[0] != "deltafs" and missing:
-            problems.append(f"{key[0]} with {key[2]} client ranks, repetition {key[5]}: no {', '.join(missing)} phase")
-    report = {"phases_checked": len(all_rows), "runs_checked": len(seen), "ok": not problems, "problems": problems}
+    for path, file_rows in found.items():
+        where, expected = result_file(path)
+        missing = sorted(set(expected) - {r["phase"] for r in file_rows})
+        if missing:
+            problems.append(f"{where['system']} with {where['client_ranks']} client ranks, repetition "
+                            f"{where['repetition']}: no {', '.join(missing)} phase")
+    runs = {(r["system"], r["storage"], r["client_ranks"], r["servers"], r["files_per_rank"], r["repetition"])
+            for r in all_rows}
+    report = {"phases_checked": len(all_rows), "runs_checked": len(runs), "ok": not problems, "problems": problems}
     with open(sm.log[0], "w") as log:
         json.dump(report, log, indent=1)
     if problems:

@@ -1,0 +1,58 @@
+"""workflows/scripts/registry.py, the one list of the systems, agrees with the rest of the
+workflow: its run rules are the workflow's rules other than the local ones, the Slurm
+profile gives each of them its resources, the configuration accepts only its systems,
+and every result path it names reads back as the run's coordinates."""
+import os
+import re
+import subprocess
+import sys
+
+import yaml
+
+from conftest import REPO, SMOKE
+
+sys.path.insert(0, os.path.join(REPO, "workflows", "scripts"))
+from registry import PHASES, RESULTS, SYSTEMS  # noqa: E402
+from run_results import result_file  # noqa: E402
+
+
+def workflow_rules():
+    res = subprocess.run([sys.executable, "-m", "snakemake", "-s", os.path.join(REPO, "Snakefile"), "--directory",
+                          REPO, "--configfile", SMOKE, "--list-rules"], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    return set(res.stdout.split())
+
+
+def local_rules():
+    with open(os.path.join(REPO, "Snakefile")) as f:
+        block = re.search(r"^localrules:\n((?:    \w+,\n)+)", f.read(), re.M)
+    assert block, "the Snakefile has no localrules: block"
+    return set(re.findall(r"\w+", block.group(1)))
+
+
+def test_run_rules_are_the_workflows_rules_that_are_not_local():
+    assert workflow_rules() - local_rules() == set(RESULTS)
+
+
+def test_slurm_profile_gives_every_run_rule_its_resources():
+    with open(os.path.join(REPO, "config", "profiles", "slurm", "config.yaml")) as f:
+        profile = yaml.safe_load(f)
+    assert set(profile["set-resources"]) == set(RESULTS)
+
+
+def test_configuration_accepts_only_the_registrys_systems(workflow_in):
+    res = workflow_in.run("--dry-run", overrides={"systems": ["indexfs", "lustre"]})
+    assert res.returncode != 0
+    assert "systems: unknown lustre; the systems are indexfs, indexfs-bulk, deltafs" in res.stdout + res.stderr
+
+
+def test_every_result_path_reads_back_as_its_coordinates():
+    values = dict(backend="rados", ranks=3, servers=5, readers=7, n=500, rep=2)
+    for system in SYSTEMS.values():
+        assert system.results and all(set(r.phases) <= set(PHASES) for r in system.results.values())
+        for rule, result in system.results.items():
+            where, phases = result_file(os.path.join("/somewhere", result.path.format(**values)))
+            servers = 5 if "{servers}" in result.path else 7 if "{readers}" in result.path else 0
+            assert where == dict(system=system.name, storage="rados", client_ranks=3, servers=servers,
+                                 files_per_rank=500, repetition=2), rule
+            assert phases == result.phases

@@ -1,0 +1,58 @@
+# The block the run rules of indexfs.smk and deltafs.smk share: the core's tools as input,
+# all the cores (a measurement owns the machine: runs never overlap), resources, parameters,
+# the result file (workflows/scripts/registry.py), the message's title, and the start of the
+# command line: core/bench/runs.py, started by slurm_run.py with the rule's launcher
+# (resources.mpi: mpi.mpiexec, or srun under the Slurm profile, config/profiles/slurm).
+import json
+
+from workflows.scripts.registry import RESULTS, SYSTEMS
+
+RUNS_PY = os.path.join(REPO, "core", "bench", "runs.py")
+SLURM_RUN_PY = os.path.join(REPO, "workflows", "scripts", "slurm_run.py")
+
+
+def tools_bin(wildcards, input):
+    with open(input.tools) as f:
+        return json.load(f)["bin_dir"]
+
+
+def every_core(wildcards):
+    return workflow.cores
+
+
+RUN_PARAMS = dict(
+    bin=tools_bin,
+    work=lambda wildcards, output: os.path.dirname(output.result),
+    store_settings=config["store_settings"],
+)
+
+
+def run_result(rule):
+    return RESULTS[rule].path
+
+
+def run_title(system):
+    """The start of a run rule's message: "Run <the paper's run number> <label>"."""
+    return f"Run {SYSTEMS[system].run} {SYSTEMS[system].label}"
+
+
+def runs_command(run):
+    """The command line of a run, up to the rule's own options: runs.py `run` with the options
+    that every run shares."""
+    env = " ".join(f"--env {k}={v}" for k, v in sorted(config["store_settings"].items()))
+    hostfile = f"--hostfile {config['mpi']['hostfile']}" if config["mpi"]["hostfile"] else ""
+    return (
+        f"python3 {SLURM_RUN_PY} {{resources.mpi:q}} python3 {RUNS_PY} {run} --bin {{params.bin}} {hostfile} "
+        f"{env} --timeout {config['job_timeout_s']}{storage_options()}"
+    )
+
+
+def run_resources(*rank_counts):
+    """The resources of a run rule: its MPI launcher, its ranks (servers and clients, or
+    compactors; at least 2, since Snakemake's Slurm executor refuses an MPI job of one task)
+    and the nodes its Slurm job allocates (slurm.nodes). Only the Slurm profile uses them."""
+    return dict(
+        mpi=config["mpi"]["mpiexec"],
+        tasks=lambda wc: max(2, sum(int(wc[c]) for c in rank_counts)),
+        nodes=config.get("slurm", {}).get("nodes", 1),
+    )

@@ -1,0 +1,130 @@
+"""What happens to the RADOS stores (storage: rados, config/README.md "Storage: RADOS")
+before the first job and after the last of one snakemake invocation. The Snakefile's
+onstart, onsuccess and onerror handlers call RadosStores, so nothing is started or removed
+while the workflow is only parsed (a dry run, --report, --lint, or a job's own snakemake
+under the Slurm profile).
+
+With an empty rados.conf the workflow runs its own throw-away cluster
+(scripts/ceph-cluster.sh: one monitor, one in-memory OSD) in results/ceph for one
+invocation. It starts before the first job and stops at the end, on success and on error.
+If snakemake itself dies, a watchdog (this file run as a program) stops it.
+
+The DeltaFS rules' origin/ and compacted/ outputs are local markers that name RADOS stores
+(core/bench/runs.py MARKER). A throw-away cluster's data vanishes with it, so its markers
+are removed when it stops, by the handlers and by the watchdog. Markers that name no
+cluster of this invocation are removed before the first job: another cluster's, or a
+throw-away cluster's that went down with its host. Their phases run again when a later
+phase needs the store."""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+from snakemake.exceptions import WorkflowError
+from snakemake.logging import logger
+
+MARKER = "store.json"  # core/bench/runs.py MARKER
+CLUSTER_LOG = "results/logs/ceph-cluster.log"
+
+
+def daemon_pids(cluster_dir):
+    """PIDs of the running daemons of the throw-away cluster in `cluster_dir`, checked by
+    command line, so that a stale PID file naming some other process is ignored."""
+    pids = []
+    for name in ("mon", "osd"):
+        try:
+            with open(os.path.join(cluster_dir, f"{name}.pid")) as f:
+                pid = int(f.read().strip())
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                args = f.read().replace(b"\0", b" ").decode(errors="replace")
+        except (OSError, ValueError):
+            continue
+        if f"ceph-{name}" in args and cluster_dir in args:
+            pids.append(pid)
+    return pids
+
+
+def cluster_of(marker):
+    """The ceph.conf a marker's store is on, or None if the marker is unreadable."""
+    try:
+        with open(marker) as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        return None
+    return doc.get("ceph_conf") if isinstance(doc, dict) else None
+
+
+def remove_markers(keep=None):
+    """Removes the markers under results/runs/ other than those naming the ceph.conf `keep`."""
+    for marker in sorted(glob.glob(f"results/runs/*/rados/**/{MARKER}", recursive=True)):
+        if keep is None or cluster_of(marker) != keep:
+            shutil.rmtree(os.path.dirname(marker))
+            print(f"RADOS store of {os.path.dirname(marker)} is gone with the cluster that held it: the phase "
+                  "that writes it runs again when a later phase needs it", file=sys.stderr)
+
+
+def stop_daemons(script, cluster_dir):
+    with open(CLUSTER_LOG, "a") as log:
+        subprocess.run(["bash", script, "stop", cluster_dir], stdout=log, stderr=subprocess.STDOUT, timeout=120)
+
+
+class RadosStores:
+    """The stores of one invocation on the cluster of `ceph_conf`: an existing one, or with
+    `throwaway` the one this class starts in that file's folder, with a pool named `pool`,
+    by `script` (scripts/ceph-cluster.sh)."""
+
+    def __init__(self, ceph_conf, throwaway, pool, script):
+        self.conf, self.throwaway, self.pool, self.script = os.path.abspath(ceph_conf), throwaway, pool, script
+        self.cluster_dir = os.path.dirname(self.conf)
+        self.watchdog = None
+
+    def before_first_job(self):
+        remove_markers(keep=None if self.throwaway else self.conf)
+        if self.throwaway:
+            self.start_cluster()
+
+    def after_last_job(self):
+        if self.throwaway and os.path.isdir(self.cluster_dir):
+            self.stop_cluster()
+
+    def start_cluster(self):
+        os.makedirs(os.path.dirname(CLUSTER_LOG), exist_ok=True)
+        if daemon_pids(self.cluster_dir):  # left by an invocation that could not stop it: it holds no data we need
+            self.stop_cluster()
+        shutil.rmtree(self.cluster_dir, ignore_errors=True)
+        logger.info(f"Starting a throw-away Ceph cluster in results/ceph (scripts/ceph-cluster.sh, log {CLUSTER_LOG}) "
+                    f"for RADOS pool {self.pool}")
+        with open(CLUSTER_LOG, "a") as log:
+            # The watchdog stops the cluster once snakemake's end of its stdin closes: when we
+            # are done, or when snakemake dies however it dies. Both live in their own session,
+            # so that a Ctrl-C reaches the jobs and snakemake, which then stops the cluster.
+            self.watchdog = subprocess.Popen([sys.executable, os.path.abspath(__file__), self.script, self.cluster_dir],
+                                             stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT,
+                                             start_new_session=True)
+            try:
+                res = subprocess.run(["bash", self.script, "start", self.cluster_dir, "--pool", self.pool], stdout=log,
+                                     stderr=subprocess.STDOUT, start_new_session=True, timeout=300)
+                ok = res.returncode == 0
+            except subprocess.TimeoutExpired:
+                ok = False
+        if not ok:
+            self.stop_cluster()
+            raise WorkflowError(f"the throw-away Ceph cluster did not start (see {CLUSTER_LOG} and results/ceph/log/)")
+
+    def stop_cluster(self):
+        """Stops the throw-away cluster and its watchdog, and removes the markers of its stores."""
+        stop_daemons(self.script, self.cluster_dir)
+        remove_markers()
+        if self.watchdog is not None:
+            self.watchdog.stdin.close()  # it wakes up, finds nothing to stop and exits
+            self.watchdog.wait(timeout=60)
+            self.watchdog = None
+        logger.info("Stopped the throw-away Ceph cluster in results/ceph")
+
+
+if __name__ == "__main__":  # the watchdog: rados_stores.py SCRIPT CLUSTER_DIR, in snakemake's working directory
+    sys.stdin.read()
+    stop_daemons(*sys.argv[1:])
+    remove_markers()
