@@ -19,7 +19,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from jobs import JobError, Launcher, ServerJob, run_job, stop_on_signals  # noqa: E402
+from mpijobs import JobError, Launcher, ServerJob, run_job, stop_on_signals  # noqa: E402
 
 SERVER_ENV = {
     "DELTAFS_Db_write_ahead_log_buffer": 65536,

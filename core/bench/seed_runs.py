@@ -14,7 +14,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import runs  # noqa: E402
-from jobs import JobError, Launcher, stop_on_signals  # noqa: E402
+from mpijobs import JobError, Launcher, stop_on_signals  # noqa: E402
 
 
 def main():

@@ -36,14 +36,14 @@ import shutil
 import signal
 import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from jobs import JobError, Launcher, _die_with_parent, stop, stop_on_signals  # noqa: E402
+from mpijobs import Job, JobError, Launcher, flags, process_tree, rank_memory_kb, stop_on_signals  # noqa: E402
+from mpijobs import wait_until  # noqa: E402
 
 # The guide's settings and flags (seed guide, runs 1-3), shared with the workflow's runs.
 from runs import COMPACTOR_COMPAT_FLAGS as COMPACTOR_FLAGS  # noqa: E402
@@ -69,43 +69,6 @@ SYSTEMS = {
 RESULT = re.compile(r"==(\w+)\s*:\s*([0-9.]+) micros/op,\s*([0-9.]+) Mop/s,\s*([0-9.]+) s,\s*(\d+) ops")
 
 
-class GuideLauncher(Launcher):
-    """The jobs' Launcher with one system's tool names (ours or the original's)."""
-
-    def __init__(self, bin_dir, names, mpiexec):
-        super().__init__(bin_dir, mpiexec)
-        self.names = names
-
-    def tool(self, name):
-        return os.path.join(self.bin_dir, self.names[name])
-
-
-def proc_stat(pid):
-    """(parent pid, start time) of a live process, or None."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return int(fields[1]), int(fields[19])
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-def descendants(root):
-    """(pid, start time) of every live process below `root` (mpiexec's proxies and ranks)."""
-    children = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            st = proc_stat(entry)
-            if st:
-                children.setdefault(st[0], []).append((int(entry), st[1]))
-    out, todo = [], [root]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            out.append(child)
-            todo.append(child[0])
-    return out
-
-
 class Jobs:
     """Every mpiexec job the script starts; kill_all() stops whatever is still running.
     peak_kb[name] is a job's peak memory in KiB, {"resident": the largest resident-set
@@ -123,100 +86,50 @@ class Jobs:
 
     def sample_memory(self):
         while not self.done.wait(MEMORY_SAMPLE_S):
-            for proc in list(self.running):
-                peak = self.peak_kb.setdefault(proc.name, {"resident": 0, "private": 0})
-                for pid in process_tree(proc.pid):
+            for job in list(self.running):
+                peak = self.peak_kb.setdefault(job.name, {"resident": 0, "private": 0})
+                for pid in process_tree(job.proc.pid):
                     for key, kb in rank_memory_kb(pid, self.tool_names).items():
                         peak[key] = max(kb, peak[key])
 
-    def start(self, launcher, name, ranks, env, tool, flags, cwd):
-        cmd = launcher.command(ranks, env, tool, flags)
-        out, err = os.path.join(self.log_dir, name + ".out"), os.path.join(self.log_dir, name + ".err")
+    def start(self, launcher, name, ranks, env, tool, tool_flags, cwd):
+        cmd = launcher.command(ranks, tool, flags(**tool_flags), env)
         self.commands.write(f"[{time.strftime('%H:%M:%S')}] {name}: " + " ".join(cmd) + "\n")
         self.commands.flush()
-        with open(out, "wb") as o, open(err, "wb") as e:
-            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=o, stderr=e, cwd=cwd,
-                                    start_new_session=True, preexec_fn=_die_with_parent)
-        proc.name, proc.out, proc.err = name, out, err
-        self.running.append(proc)
-        return proc
+        job = Job(name, cmd, os.path.join(self.log_dir, name + ".out"), os.path.join(self.log_dir, name + ".err"),
+                  cwd=cwd)
+        self.running.append(job)
+        return job
 
-    def finish(self, proc, grace=30):
-        """Stops `proc` if it still runs (SIGTERM, then SIGKILL) and any rank it left behind."""
-        ranks = descendants(proc.pid) if proc.poll() is None else []
-        stop(proc, grace=grace)
-        for pid, started in ranks:  # the same process (start time), not a reused pid
-            st = proc_stat(pid)
-            if st and st[1] == started:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-        if proc in self.running:
-            self.running.remove(proc)
+    def finish(self, job, grace=30):
+        """Stops `job` if it still runs (SIGTERM, then SIGKILL) and any rank it left behind."""
+        job.stop(grace, tree=True)
+        if job in self.running:
+            self.running.remove(job)
 
-    def run(self, launcher, name, ranks, env, tool, flags, cwd):
+    def run(self, launcher, name, ranks, env, tool, tool_flags, cwd):
         """Runs a job to completion within the timeout; returns its stdout."""
-        proc = self.start(launcher, name, ranks, env, tool, flags, cwd)
+        job = self.start(launcher, name, ranks, env, tool, tool_flags, cwd)
         try:
-            rc = proc.wait(timeout=self.timeout)
-        except subprocess.TimeoutExpired:
-            raise JobError(f"{name}: did not finish within {self.timeout} s (stopped; see {proc.out})")
+            rc = job.wait(self.timeout)
+            if rc is None:
+                raise JobError(f"{name}: did not finish within {self.timeout} s (stopped; see {job.out_path})")
         finally:
-            self.finish(proc)
+            self.finish(job)
         if rc != 0:
-            raise JobError(f"{name}: exited with code {rc}: {last_line(proc.err)} (see {proc.err})")
-        return read(proc.out)
+            raise JobError(f"{name}: exited with code {rc}: {last_line(job.stderr())} (see {job.err_path})")
+        return job.stdout()
 
     def kill_all(self):
-        for proc in list(self.running):
-            self.finish(proc, grace=10)
+        for job in list(self.running):
+            self.finish(job, grace=10)
         self.done.set()
         self.sampler.join()
         self.commands.close()
 
 
-def process_tree(root):
-    """Every live process below `root`, from the kernel's child lists (cheap enough to walk
-    every few milliseconds, unlike a scan of /proc)."""
-    out, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        try:
-            tasks = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            continue
-        for tid in tasks:
-            try:
-                with open(f"/proc/{pid}/task/{tid}/children") as f:
-                    children = [int(c) for c in f.read().split()]
-            except (OSError, ValueError):
-                continue
-            out += children
-            todo += children
-    return out
-
-
-def rank_memory_kb(pid, tool_names):
-    """{"resident": VmHWM, "private": RssAnon} of process `pid` in KiB if it runs one of
-    `tool_names`, else {}."""
-    fields = {"VmHWM:": "resident", "RssAnon:": "private"}
-    try:
-        if os.path.basename(os.readlink(f"/proc/{pid}/exe")) not in tool_names:
-            return {}
-        with open(f"/proc/{pid}/status") as f:
-            return {fields[w[0]]: int(w[1]) for w in map(str.split, f) if w and w[0] in fields}
-    except (OSError, ValueError, IndexError):
-        return {}
-
-
-def read(path):
-    with open(path, errors="replace") as f:
-        return f.read()
-
-
-def last_line(path):
-    lines = [line.strip() for line in read(path).splitlines() if line.strip()]
+def last_line(text):
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
     return lines[-1] if lines else "no error output"
 
 
@@ -233,35 +146,35 @@ class Servers:
         if port_in_use(self.port):
             raise JobError(f"{self.name}: port {self.port} on 127.0.0.1 is in use by another program "
                            f"(pass --info-port with a free port)")
-        self.proc = self.jobs.start(self.launcher, self.name, self.ranks, self.env, "server", self.flags, self.cwd)
-        deadline = time.monotonic() + self.ready_timeout
-        while "Running..." not in read(self.proc.out):
-            if self.proc.poll() is not None:
-                self.jobs.finish(self.proc)
-                raise JobError(f"{self.name}: exited with code {self.proc.returncode} before printing Running...: "
-                               f"{last_line(self.proc.err)} (see {self.proc.err})")
-            if time.monotonic() > deadline:
-                self.jobs.finish(self.proc)
-                raise JobError(f"{self.name}: no Running... within {self.ready_timeout} s (see {self.proc.out})")
-            time.sleep(0.05)
+        self.job = self.jobs.start(self.launcher, self.name, self.ranks, self.env, "server", self.flags, self.cwd)
+        if not wait_until(self.said_running, self.ready_timeout):
+            self.jobs.finish(self.job)
+            raise JobError(f"{self.name}: no Running... within {self.ready_timeout} s (see {self.job.out_path})")
         return self
 
+    def said_running(self):
+        """Whether the servers printed Running...; fails if they exited first."""
+        if "Running..." in self.job.stdout():
+            return True
+        if not self.job.running():
+            self.jobs.finish(self.job)
+            raise JobError(f"{self.name}: exited with code {self.job.proc.returncode} before printing Running...: "
+                           f"{last_line(self.job.stderr())} (see {self.job.err_path})")
+        return False
+
     def __exit__(self, exc_type, exc, tb):
-        proc = self.proc
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGINT)  # mpiexec passes it on to every rank, like ^C
-            try:
-                proc.wait(timeout=self.stop_timeout)
-            except subprocess.TimeoutExpired:
-                pass
-        still_running = proc.poll() is None
-        self.jobs.finish(proc)
+        job = self.job
+        if job.running():
+            job.signal(signal.SIGINT)  # mpiexec passes it on to every rank, like ^C
+            job.wait(self.stop_timeout)
+        still_running = job.running()
+        self.jobs.finish(job)
         if exc_type is None:
             if still_running:
                 raise JobError(f"{self.name}: still running {self.stop_timeout} s after SIGINT (killed)")
-            if proc.returncode != 0:
-                raise JobError(f"{self.name}: exited with code {proc.returncode} after SIGINT: "
-                               f"{last_line(proc.err)} (see {proc.err})")
+            if job.proc.returncode != 0:
+                raise JobError(f"{self.name}: exited with code {job.proc.returncode} after SIGINT: "
+                               f"{last_line(job.stderr())} (see {job.err_path})")
         return False
 
 
@@ -296,7 +209,7 @@ class System:
 
     def __init__(self, key, bin_dir, a, work):
         self.key, self.a, self.work = key, a, work
-        self.launcher = GuideLauncher(bin_dir, SYSTEMS[key], a.mpiexec)
+        self.launcher = Launcher(bin_dir, a.mpiexec, names=SYSTEMS[key])
         self.uri = f"tcp://127.0.0.1:{a.info_port}"
         self.port_flags = {} if a.info_port == GUIDE_INFO_PORT else {"info_port": a.info_port}
 

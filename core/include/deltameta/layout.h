@@ -29,4 +29,15 @@ bool WriteLayout(const StorageLocation& dir, const StoreLayout& layout, std::str
 // Reads the marker; false with *error if it is missing or malformed.
 bool ReadLayout(const StorageLocation& dir, StoreLayout* layout, std::string* error);
 
+// The one check of a store's marker against the layout its reader expects, which
+// Store::Open makes on every read-only open: true if `found` (the marker of the store at
+// `uri`) is `expected`, else false with *error saying what the store holds instead. The
+// wording follows the expected kind's readers: partition stores are served by server
+// ranks, one each; origin stores are read by the DeltaFS read phase and the compactor.
+bool CheckLayout(const std::string& uri, const StoreLayout& found, const StoreLayout& expected, std::string* error);
+
+// Where the jobs keep rank `rank`'s store under a store root: <root>/r<rank>.
+std::string RankStore(const std::string& root, uint32_t rank);
+StorageLocation RankStore(const StorageLocation& root, uint32_t rank);
+
 }  // namespace deltameta

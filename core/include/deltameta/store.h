@@ -30,13 +30,15 @@ namespace deltameta {
 class Store {
  public:
   enum class Mode {
-    kCreate,    // `uri` must not hold a store yet; it is created with the given layout
-    kReadOnly,  // `uri` must hold a non-empty store; nothing in it is ever modified
+    kCreate,    // `uri` must not hold a store yet; it is created with `layout`
+    kReadOnly,  // `uri` must hold a non-empty store of `layout`; nothing in it is ever modified
   };
 
-  // Returns nullptr with *error (naming the location and the fix) on failure.
+  // kCreate writes `layout` as the new store's marker; kReadOnly refuses a store whose
+  // marker is not `layout` (CheckLayout, layout.h). Returns nullptr with *error (naming
+  // the location and the fix) on failure.
   static std::unique_ptr<Store> Open(const std::string& uri, Mode mode, const StoreOptions& options,
-                                     const StoreLayout& create_layout, std::string* error);
+                                     const StoreLayout& layout, std::string* error);
   ~Store();
 
   const StorageLocation& location() const { return location_; }

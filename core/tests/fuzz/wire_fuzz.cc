@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "deltameta/byte_order.h"
+#include "format/byte_order.h"
 #include "wire_messages.h"
 
 namespace deltameta::fuzz {

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "deltameta/wire.h"
+#include "format/wire.h"
 
 namespace deltameta::fuzz {
 

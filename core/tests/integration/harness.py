@@ -1,84 +1,40 @@
-# Shared helpers for the integration tests: run the tools under mpiexec, wait for servers, parse output, clean up.
+# Shared helpers for the integration tests: jobs of the tools under mpiexec in a temporary
+# session, on the job control the benchmarks use too (core/bench/mpijobs), with a failed wait
+# failing the test; output parsing; and the wire format, to talk to servers directly.
 import hashlib
-import json
 import os
 import re
 import shutil
 import signal
 import socket
 import struct
-import subprocess
 import sys
 import tempfile
 import time
+
+import mpijobs
+from mpijobs import flags
 
 BIN = os.environ.get("DELTAMETA_BIN", "")
 MPIEXEC = os.environ.get("MPIEXEC") or shutil.which("mpiexec") or ""
 if not os.path.isfile(os.path.join(BIN, "deltameta_server")) or not MPIEXEC:
     sys.exit("set DELTAMETA_BIN to the directory of the built tools and MPIEXEC to mpiexec")
+LAUNCHER = mpijobs.Launcher(BIN, MPIEXEC)
 
 TAG_VAR = "DELTAMETA_TEST_TAG"  # every process a test starts carries this, so leftovers can be found
 
 
-def flags(**kw):
-    """flags(n=2000, share_dir=1) -> ['--n=2000', '--share_dir=1']"""
-    return ["--%s=%s" % (k, v) for k, v in kw.items()]
-
-
 def wait_until(predicate, timeout, what, interval=0.02):
     """Polls predicate() until it returns something truthy; fails after timeout seconds (what: text or callable)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            what = what() if callable(what) else what
-            raise AssertionError("timed out after %.1f s waiting for %s" % (timeout, what))
-        time.sleep(interval)
-
-
-def _live_processes():
-    """(pid, ppid, environ bytes) of every live, non-zombie process we may inspect."""
-    procs = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % entry) as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            with open("/proc/%s/environ" % entry, "rb") as f:
-                environ = f.read()
-        except OSError:
-            continue
-        if fields[0] not in ("Z", "X"):
-            procs.append((int(entry), int(fields[1]), environ))
-    return procs
+    value = mpijobs.wait_until(predicate, timeout, interval)
+    if not value:
+        what = what() if callable(what) else what
+        raise AssertionError("timed out after %.1f s waiting for %s" % (timeout, what))
+    return value
 
 
 def tagged_pids(tag):
-    marker = ("%s=%s\0" % (TAG_VAR, tag)).encode()
-    return [pid for pid, _, environ in _live_processes() if marker in environ]
-
-
-def descendants(root):
-    children = {}
-    for pid, ppid, _ in _live_processes():
-        children.setdefault(ppid, []).append(pid)
-    out, todo = [], [root]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            out.append(child)
-            todo.append(child)
-    return out
-
-
-def _kill(pids, sig=signal.SIGKILL):
-    for pid in pids:
-        try:
-            os.kill(pid, sig)
-        except ProcessLookupError:
-            pass
+    return mpijobs.tagged(TAG_VAR, tag)
 
 
 class Result:
@@ -89,80 +45,40 @@ class Result:
         return "rc=%s after %.1f s\n--- stdout\n%s--- stderr\n%s" % (self.rc, self.elapsed, self.out, self.err)
 
 
-class Job:
+class Job(mpijobs.Job):
     """One mpiexec job in its own session, stdout/stderr captured to files, processes tagged."""
 
     def __init__(self, session, name, np, tool, args, env, mpi_args=(), wrapper=()):
-        self.name, self.tag = name, "%s.%s" % (session.tag, name)
-        self.out_path, self.err_path = session.path(name + ".out"), session.path(name + ".err")
+        self.tag = "%s.%s" % (session.tag, name)
         full_env = dict(os.environ, **{TAG_VAR: self.tag})
         full_env.update({k: str(v) for k, v in (env or {}).items()})
-        self.argv = [MPIEXEC, "-np", str(np)] + list(mpi_args) + list(wrapper) + [os.path.join(BIN, tool)] + list(args)
-        with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
-            self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                         env=full_env, start_new_session=True)
-        self.started = time.monotonic()
-
-    def stdout(self):
-        with open(self.out_path, errors="replace") as f:
-            return f.read()
-
-    def stderr(self):
-        with open(self.err_path, errors="replace") as f:
-            return f.read()
-
-    def running(self):
-        return self.proc.poll() is None
+        super().__init__(name, LAUNCHER.command(np, tool, args, mpi_args=mpi_args, wrapper=wrapper),
+                         session.path(name + ".out"), session.path(name + ".err"), env=full_env)
 
     def wait(self, timeout):
         """Exit code; on timeout the job is killed and the test fails."""
-        try:
-            return self.proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
+        rc = super().wait(timeout)
+        if rc is None:
             self.kill()
             raise AssertionError("%s did not finish within %s s: %s\n%s" %
-                                 (self.name, timeout, " ".join(self.argv), self.stderr())) from None
+                                 (self.name, timeout, " ".join(self.argv), self.stderr()))
+        return rc
 
     def terminate(self, timeout=30):
         """SIGTERM to the mpiexec process group; returns the exit code."""
-        try:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
+        self.signal(signal.SIGTERM, group=True)
         return self.wait(timeout)
 
     def kill(self):
         """SIGKILL to the mpiexec group and to every process of the job (mpiexec puts ranks in their own sessions)."""
-        pids = descendants(self.proc.pid) + tagged_pids(self.tag)
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        _kill(pids)
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
+        super().kill(also=tagged_pids(self.tag))
 
     def leftovers(self):
         return tagged_pids(self.tag)
 
     def rank_threads(self, program):
         """{pid: sorted thread names} of the job's ranks running `program` (as /proc's comm shows it)."""
-        threads = {}
-        for pid in self.leftovers():
-            try:
-                with open("/proc/%d/comm" % pid) as f:
-                    if f.read().strip() != program[:15]:
-                        continue
-                names = []
-                for tid in os.listdir("/proc/%d/task" % pid):
-                    with open("/proc/%d/task/%s/comm" % (pid, tid)) as f:
-                        names.append(f.read().strip())
-            except OSError:
-                continue
-            threads[pid] = sorted(names)
-        return threads
+        return mpijobs.rank_threads(self.leftovers(), program)
 
     def wait_gone(self, timeout=10):
         """Fails unless no process of this job is left alive within timeout seconds."""
@@ -170,7 +86,8 @@ class Job:
                    lambda: "the processes of %s to exit (left: %s)" % (self.name, self.leftovers()))
 
     def result(self, rc, json_path=None):
-        return Result(rc, self.stdout(), self.stderr(), read_json_lines(json_path), time.monotonic() - self.started)
+        docs = mpijobs.read_json_lines(json_path) if json_path and os.path.exists(json_path) else []
+        return Result(rc, self.stdout(), self.stderr(), docs, time.monotonic() - self.started)
 
 
 class Servers:
@@ -224,12 +141,7 @@ class Session:
             if not job.running():
                 raise AssertionError("%s exited with %s before it was ready:\n%s" %
                                      (name, job.proc.returncode, job.stderr()))
-            try:
-                with open(ready) as f:
-                    text = f.read()
-            except FileNotFoundError:
-                return None
-            return text.strip() if text.endswith("\n") else None
+            return mpijobs.published_uri(ready)
 
         uri = wait_until(ready_uri, timeout, "%s to write its ready file" % name)
         return Servers(job, uri, ready)
@@ -244,19 +156,12 @@ class Session:
         for job in self.jobs:
             if job.running() or job.leftovers():
                 job.kill()
-        _kill(tagged_pids(self.tag))
+        mpijobs.kill(tagged_pids(self.tag))
         try:
             wait_until(lambda: not tagged_pids(self.tag), 10,
                        lambda: "the killed processes to exit (left: %s)" % tagged_pids(self.tag))
         finally:
             shutil.rmtree(self.tmp, ignore_errors=True)
-
-
-def read_json_lines(path):
-    if not path or not os.path.exists(path):
-        return []
-    with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
 
 
 RESULT_LINE = re.compile(r"^==(\w+)\s*: +[0-9.]+ micros/op, +[0-9.]+ Mop/s, +[0-9.]+ s, +(\d+) ops$", re.M)
@@ -286,7 +191,7 @@ def free_port():
         return s.getsockname()[1]
 
 
-# --- wire format (core/include/deltameta/wire.h) ---
+# --- wire format (core/src/format/wire.h) ---
 MSG_CREATE, MSG_LSTAT, MSG_INGEST, MSG_INFO, MSG_STATS, MSG_HELLO = 1, 2, 3, 4, 5, 7
 MSG_STAT_REPLY, MSG_INFO_REPLY, MSG_STATS_REPLY, MSG_HELLO_REPLY = 0x81, 0x84, 0x85, 0x87
 STATUS_OK, STATUS_NOT_FOUND, STATUS_READ_ONLY, STATUS_WRONG_SERVER, STATUS_BAD_SECRET = 0, 2, 3, 5, 8
@@ -354,7 +259,7 @@ def call(sock, request):
 
 
 def secret_file():
-    """The job's secret file (core/include/deltameta/secret.h), as the tools find it."""
+    """The job's secret file (core/src/rpc/secret.h), as the tools find it."""
     return os.environ.get("DELTAMETA_SECRET_FILE") or os.path.join(os.path.expanduser("~"), ".deltameta", "secret")
 
 

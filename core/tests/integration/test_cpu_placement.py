@@ -1,4 +1,4 @@
-# CPU placement (core/include/deltameta/cpu_placement.h): server ranks pin their
+# CPU placement (core/src/util/cpu_placement.h): server ranks pin their
 # shared-memory loops, and client ranks pin themselves, to the host's allowed CPUs in turn;
 # --cpu_affinity=0 pins nothing; a narrower affinity mask is respected. (That each channel
 # is then served on its client's CPU is tested in unit/shm_channel_test.cc.)

@@ -5,6 +5,7 @@ import time
 import unittest
 
 import harness
+import mpijobs
 from harness import flags
 
 RPC_TIMEOUT = 3
@@ -88,7 +89,7 @@ class Failures(unittest.TestCase):
     def test_server_frozen_mid_run(self):
         srv = self.s.start_servers("svr", 2, self.s.path("db"))
         job, addresses = self.start_big_client(srv)
-        ranks = [p for p in harness.descendants(srv.job.proc.pid)
+        ranks = [p for p in mpijobs.descendants(srv.job.proc.pid)
                  if os.readlink("/proc/%d/exe" % p).endswith("/deltameta_server")]
         self.assertEqual(len(ranks), 2)
         t0 = time.monotonic()

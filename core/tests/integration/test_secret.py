@@ -4,7 +4,6 @@
 # is dropped; a server refuses a secret file others may read; and a secret file of its own
 # (DELTAMETA_SECRET_FILE) is made private, atomically, by the server.
 import os
-import socket
 import stat
 import unittest
 

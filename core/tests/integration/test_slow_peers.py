@@ -3,7 +3,6 @@
 # that announce 1 MiB and send a few bytes do not make the server reserve 1 MiB each, and
 # all connections together buffer no more than --conn_buffer_mb. Each time the server keeps
 # serving real clients (core/README.md, "Failures").
-import os
 import select
 import socket
 import struct

@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "deltameta/job_report.h"
-#include "deltameta/mpi_util.h"
+#include "jobs/job_report.h"
+#include "jobs/mpi_util.h"
 
 namespace deltameta {
 namespace {
@@ -99,13 +99,3 @@ TEST(MergeRanks, EmptyPhasesMergeToZeroLatencies) {
 
 }  // namespace
 }  // namespace deltameta
-
-// Every rank runs every test (they are collective); rank 0 checks the results and alone
-// reports.
-int main(int argc, char** argv) {
-  deltameta::MpiSession mpi(&argc, &argv);
-  testing::InitGoogleTest(&argc, argv);
-  testing::TestEventListeners& listeners = testing::UnitTest::GetInstance()->listeners();
-  if (mpi.rank() != 0) delete listeners.Release(listeners.default_result_printer());
-  return mpi.Finish(RUN_ALL_TESTS());
-}

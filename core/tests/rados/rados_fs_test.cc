@@ -15,10 +15,10 @@
 #include <rocksdb/env.h>
 #include <rocksdb/file_system.h>
 
-#include "deltameta/rados_fs.h"
 #include "deltameta/storage.h"
 #include "deltameta/store.h"
-#include "deltameta/table_writer.h"
+#include "rados/rados_fs.h"
+#include "store/table_writer.h"
 
 namespace deltameta {
 namespace {

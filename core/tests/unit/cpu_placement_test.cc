@@ -1,5 +1,5 @@
 // Tests cpu_placement.h: the allowed CPUs, slots taken in turn, and pinning a thread.
-#include "deltameta/cpu_placement.h"
+#include "util/cpu_placement.h"
 
 #include <sched.h>
 

@@ -1,5 +1,5 @@
 // Tests histogram.h: bucket bounds, quantile accuracy, merging, and the empty histogram.
-#include "deltameta/histogram.h"
+#include "util/histogram.h"
 
 #include <algorithm>
 #include <cmath>

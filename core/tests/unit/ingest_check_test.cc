@@ -1,7 +1,7 @@
 // Tests ingest_check.h: a server ingests bulk-insertion tables of its own partition and
 // refuses, before anything moves, another partition's table, a store's own table, a table
 // copied into a store, a damaged table, a symbolic link and a file that is not a table.
-#include "deltameta/ingest_check.h"
+#include "server/ingest_check.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -12,7 +12,7 @@
 #include "deltameta/key.h"
 #include "deltameta/partition.h"
 #include "deltameta/store.h"
-#include "deltameta/table_writer.h"
+#include "store/table_writer.h"
 #include "temp_dir.h"
 
 namespace deltameta {

@@ -1,4 +1,5 @@
-// Tests layout.h: the store layout marker's round trip, description, and rejection of bad markers.
+// Tests layout.h: the store layout marker's round trip, description, and rejection of bad
+// markers; the check against an expected layout and its wording; the per-rank store paths.
 #include "deltameta/layout.h"
 
 #include <fstream>
@@ -68,6 +69,39 @@ TEST(LayoutTest, RejectsIndexOrCountBeyondUint32) {
     EXPECT_FALSE(ReadLayout(dir.location(), &out, &error))
         << "'" << text << "' read as " << out.Describe();
   }
+}
+
+TEST(LayoutTest, CheckAcceptsOnlyTheExpectedLayout) {
+  const StoreLayout expected{StoreLayout::Kind::kOrigin, 1, 3};
+  std::string error;
+  EXPECT_TRUE(CheckLayout("/db/r1", expected, expected, &error));
+  EXPECT_EQ(error, "");
+  for (const StoreLayout& found : {StoreLayout{StoreLayout::Kind::kPartition, 1, 3},
+                                   StoreLayout{StoreLayout::Kind::kOrigin, 0, 3},
+                                   StoreLayout{StoreLayout::Kind::kOrigin, 1, 2}}) {
+    SCOPED_TRACE(found.Describe());
+    EXPECT_FALSE(CheckLayout("/db/r1", found, expected, &error));
+    EXPECT_EQ(error, "/db/r1 holds " + found.Describe() + ", expected origin store 1 of 3");
+  }
+}
+
+TEST(LayoutTest, CheckOfAPartitionStoreSpeaksToItsServer) {
+  std::string error;
+  EXPECT_FALSE(CheckLayout("/db/r0", StoreLayout{StoreLayout::Kind::kPartition, 0, 2},
+                           StoreLayout{StoreLayout::Kind::kPartition, 0, 3}, &error));
+  EXPECT_EQ(error,
+            "/db/r0 holds partition 0 of 2 but this server is rank 0 of 3: start as many server ranks as the store "
+            "was written for");
+}
+
+TEST(LayoutTest, RankStoresAreNamedAfterTheirRank) {
+  EXPECT_EQ(RankStore("/db", 0), "/db/r0");
+  EXPECT_EQ(RankStore("rados://pool/run", 12), "rados://pool/run/r12");
+  TempDir dir;
+  const StorageLocation r3 = RankStore(dir.location(), 3);
+  EXPECT_EQ(r3.uri(), dir.path() + "/r3");
+  EXPECT_EQ(r3.path(), dir.path() + "/r3");
+  EXPECT_EQ(r3.env(), dir.location().env());
 }
 
 }  // namespace

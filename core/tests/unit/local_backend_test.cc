@@ -1,8 +1,8 @@
 // Tests the DeltaFS local backend: batched creates are readable before commit and all land in the store.
 #include <gtest/gtest.h>
 
-#include "deltameta/store_backends.h"
-#include "deltameta/workload.h"
+#include "client/store_backends.h"
+#include "client/workload.h"
 #include "temp_dir.h"
 
 namespace deltameta {
@@ -22,7 +22,8 @@ class LocalBackendTest : public ::testing::TestWithParam<size_t> {
 
   uint64_t CountAfterReopen() {
     std::string error;
-    auto store = Store::Open(dir_.path() + "/r0", Store::Mode::kReadOnly, StoreOptions(), StoreLayout(), &error);
+    auto store = Store::Open(dir_.path() + "/r0", Store::Mode::kReadOnly, StoreOptions(),
+                             StoreLayout{StoreLayout::Kind::kOrigin, 0, 1}, &error);
     EXPECT_NE(store, nullptr) << error;
     uint64_t entries = 0;
     if (store) {

@@ -1,6 +1,6 @@
 // KeepLargeAllocationsMapped: large blocks keep their own mappings, and go back to the
 // system when freed, even after glibc would have raised its threshold.
-#include "deltameta/malloc_policy.h"
+#include "util/malloc_policy.h"
 
 #include <gtest/gtest.h>
 #include <malloc.h>

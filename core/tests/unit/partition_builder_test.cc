@@ -1,7 +1,7 @@
 // Tests partition_builder.h and entry_record.h: entries added in any order, one by one or
 // as batches of records, come out of the built store sorted, once each (the first value
 // of a repeated key, in arrival order), names of every allowed length included.
-#include "deltameta/partition_builder.h"
+#include "compactor/partition_builder.h"
 
 #include <algorithm>
 #include <map>
@@ -9,10 +9,10 @@
 
 #include <gtest/gtest.h>
 
-#include "deltameta/entry_record.h"
 #include "deltameta/key.h"
 #include "deltameta/stat_codec.h"
 #include "deltameta/store.h"
+#include "format/entry_record.h"
 #include "temp_dir.h"
 
 namespace deltameta {

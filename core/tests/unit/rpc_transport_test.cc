@@ -4,7 +4,7 @@
 // connection starts with the job's secret: a wrong or missing one fails Connect with one
 // line, and a connection that starts with anything else is dropped. Partial frames and
 // idle connections time out; a channel in use is not idle.
-#include "deltameta/rpc_client.h"
+#include "rpc/rpc_client.h"
 
 #include <netinet/in.h>
 #include <signal.h>
@@ -19,8 +19,8 @@
 
 #include <gtest/gtest.h>
 
-#include "deltameta/rpc_server.h"
-#include "deltameta/secret.h"
+#include "rpc/rpc_server.h"
+#include "rpc/secret.h"
 #include "temp_dir.h"
 
 namespace deltameta {

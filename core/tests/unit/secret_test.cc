@@ -1,7 +1,7 @@
 // Tests secret.h: the secret file is made once (mode 0600 in a 0700 directory, atomically,
 // so that servers starting together agree), and a file others could read, another user's
 // file or one of the wrong size is refused with a line saying how to fix it.
-#include "deltameta/secret.h"
+#include "rpc/secret.h"
 
 #include <dirent.h>
 #include <stdlib.h>

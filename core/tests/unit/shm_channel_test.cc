@@ -1,7 +1,7 @@
 // Tests shm_channel.h and shm_server.h: calls through a channel, the checks on memory a
 // peer hands over, a malformed request dropping only its own channel, wake-ups that are
 // never lost under concurrent clients, and channels served on their client's CPU.
-#include "deltameta/shm_channel.h"
+#include "shm/shm_channel.h"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -15,9 +15,9 @@
 
 #include <gtest/gtest.h>
 
-#include "deltameta/byte_order.h"
-#include "deltameta/cpu_placement.h"
-#include "deltameta/shm_server.h"
+#include "format/byte_order.h"
+#include "shm/shm_server.h"
+#include "util/cpu_placement.h"
 
 namespace deltameta {
 namespace {

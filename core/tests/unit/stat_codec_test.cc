@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "deltameta/varint.h"
+#include "format/varint.h"
 
 namespace deltameta {
 namespace {

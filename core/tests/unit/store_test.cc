@@ -1,5 +1,5 @@
-// Tests store.h: create and read-only opens, their failures, persistence, and that a
-// read-only open never modifies the store directory.
+// Tests store.h: create and read-only opens, their failures (a store of another layout
+// among them), persistence, and that a read-only open never modifies the store directory.
 #include "deltameta/store.h"
 
 #include <filesystem>
@@ -196,6 +196,22 @@ TEST_F(StoreTest, ReadOnlyRejectsMalformedLayout) {
   fs::remove(path_ + "/" + kLayoutFileName);
   EXPECT_EQ(Open(Store::Mode::kReadOnly), nullptr);
   EXPECT_NE(error_.find(kLayoutFileName), std::string::npos) << error_;
+}
+
+TEST_F(StoreTest, ReadOnlyRefusesAnotherLayout) {
+  CreateWith(10);
+  const StoreLayout others[] = {{StoreLayout::Kind::kOrigin, 1, 4},
+                                {StoreLayout::Kind::kOrigin, 2, 3},
+                                {StoreLayout::Kind::kPartition, 2, 4}};
+  for (const StoreLayout& other : others) {
+    SCOPED_TRACE(other.Describe());
+    error_.clear();
+    EXPECT_EQ(Store::Open(path_, Store::Mode::kReadOnly, StoreOptions(), other, &error_), nullptr);
+    EXPECT_EQ(error_.find(path_ + " holds origin store 2 of 4"), 0u) << error_;
+  }
+  auto store = Open(Store::Mode::kReadOnly);  // refused opens left it as it was
+  ASSERT_NE(store, nullptr) << error_;
+  EXPECT_EQ(store->layout().Describe(), layout_.Describe());
 }
 
 }  // namespace

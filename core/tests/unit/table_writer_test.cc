@@ -1,5 +1,5 @@
 // Tests table_writer.h: tables are cut at the table size, named in order, and ingest into a store.
-#include "deltameta/table_writer.h"
+#include "store/table_writer.h"
 
 #include <cstdio>
 #include <filesystem>

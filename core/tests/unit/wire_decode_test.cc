@@ -1,5 +1,5 @@
 // Tests wire.h body decoders: every malformed body is rejected, and random bodies never crash.
-#include "deltameta/wire.h"
+#include "format/wire.h"
 
 #include <functional>
 #include <random>

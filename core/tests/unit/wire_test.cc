@@ -1,5 +1,5 @@
 // Tests wire.h framing: every message type round-trips, and frame headers are validated.
-#include "deltameta/wire.h"
+#include "format/wire.h"
 
 #include <algorithm>
 #include <vector>

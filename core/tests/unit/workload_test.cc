@@ -1,5 +1,5 @@
 // Tests workload.h: unique file names, the visiting order, and the expected attributes check.
-#include "deltameta/workload.h"
+#include "client/workload.h"
 
 #include <algorithm>
 #include <numeric>

@@ -1,0 +1,80 @@
+"""MPI command lines for the deltameta tools (mpijobs): mpiexec, ranks, the hosts of an MPICH
+hostfile, settings for every rank; and the hosts of a failed job that no longer answer."""
+import os
+import socket
+
+from .job import JobError
+
+TOOLS = {role: "deltameta_" + role for role in ("server", "client", "compactor", "storage")}
+
+
+def flags(**kw):
+    """flags(n=2000, share_dir=1) -> ['--n=2000', '--share_dir=1']"""
+    return ["--%s=%s" % (k, v) for k, v in kw.items()]
+
+
+def read_hostfile(path):
+    """The host names of an MPICH hostfile ("host[:slots]" per line, # comments), in order."""
+    try:
+        with open(path) as f:
+            lines = [line.split("#", 1)[0].strip() for line in f]
+    except OSError as e:
+        raise JobError(f"hostfile {path}: {e.strerror}: set mpi.hostfile to a readable MPICH hostfile")
+    hosts = [line.split(":", 1)[0] for line in lines if line]
+    if not hosts:
+        raise JobError(f"hostfile {path} names no host")
+    return hosts
+
+
+class Launcher:
+    """Builds mpiexec command lines for the tools in `bin_dir`: `names` maps a role ("server",
+    "client", ...) to its executable; any other tool name is an executable's own. With a
+    hostfile of several hosts, a job runs on the hosts it is given (one rank per host in
+    turn), all of them by default."""
+
+    def __init__(self, bin_dir, mpiexec="mpiexec", hostfile=None, names=TOOLS):
+        self.bin_dir, self.mpiexec, self.names = bin_dir, mpiexec, names
+        self.hostfile = hostfile
+        self.hosts = read_hostfile(hostfile) if hostfile else []
+
+    def tool(self, name):
+        return os.path.join(self.bin_dir, self.names.get(name, name))
+
+    def spans_hosts(self):
+        return len(set(self.hosts)) > 1
+
+    def used_hosts(self, hosts=None):
+        """The hosts a job given `hosts` (None: all) runs on when the hostfile spans several
+        hosts, else [] (every job on this host)."""
+        return (hosts or self.hosts) if self.spans_hosts() else []
+
+    def command(self, ranks, tool, args=(), env=None, hosts=None, mpi_args=(), wrapper=()):
+        """`ranks` ranks of wrapper + tool + args; mpi_args go to mpiexec, and `env` to every
+        rank (-env)."""
+        cmd = [self.mpiexec, "-n", str(ranks)]
+        if self.spans_hosts():
+            cmd += ["-hosts", ",".join(h + ":1" for h in hosts or self.hosts)]
+        elif self.hostfile:
+            cmd += ["-f", self.hostfile]
+        cmd += list(mpi_args)
+        for key, value in sorted((env or {}).items()):
+            cmd += ["-env", key, str(value)]
+        return cmd + list(wrapper) + [self.tool(tool)] + list(args)
+
+
+def lost_hosts(hosts, port=22, timeout=3):
+    """The hosts among `hosts` whose ssh port (what MPI's launcher uses) does not answer."""
+    lost = []
+    for host in dict.fromkeys(hosts):
+        try:
+            socket.create_connection((host, port), timeout=timeout).close()
+        except OSError:
+            lost.append(host)
+    return lost
+
+
+def failure_cause(hosts):
+    """" after losing host X" when one of `hosts` (a job's hosts, empty when every job runs
+    on this host) no longer answers, else ""."""
+    lost = lost_hosts(hosts) if hosts else []
+    return f" after losing host {', '.join(lost)} (it does not answer on the ssh port)" if lost else ""

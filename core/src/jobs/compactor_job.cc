@@ -1,0 +1,123 @@
+// The parallel compaction job: see compactor_job.h.
+#include "jobs/compactor_job.h"
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include "compactor/compactor_flags.h"
+#include "compactor/origin_source.h"
+#include "compactor/partition_builder.h"
+#include "deltameta/layout.h"
+#include "deltameta/store.h"
+#include "jobs/job_report.h"
+#include "jobs/mpi_util.h"
+#include "jobs/shuffle.h"
+#include "jobs/tool_args.h"
+
+namespace deltameta {
+namespace {
+
+constexpr char kTool[] = "deltameta_compactor";
+using Clock = std::chrono::steady_clock;
+
+int Compact(const MpiSession& mpi, const CompactorFlags& flags, const StoreOptions& options, nlohmann::json params) {
+  std::string error;
+  uint32_t sources = 0;
+  bool ok = FindOriginStores(flags.src_dir, &sources, &error);
+  StorageLocation dst;
+  ok = ok && StorageLocation::Resolve(flags.dst_dir, &dst, &error);
+  if (ok && mpi.rank() == 0 && dst.HasEntries()) {
+    if (!flags.overwrite) {
+      error = "destination " + flags.dst_dir + " exists and is not empty: remove it or pass --overwrite=1";
+      ok = false;
+    } else {
+      rocksdb::Status s = dst.RemoveAll();
+      if (!s.ok()) error = "cannot clear destination " + flags.dst_dir + ": " + s.ToString();
+      ok = s.ok();
+    }
+  }
+  if (!AllRanksOk(ok, kTool, error, MPI_COMM_WORLD)) return 1;
+
+  const uint32_t rank = static_cast<uint32_t>(mpi.rank()), ranks = static_cast<uint32_t>(mpi.size());
+  const std::string path = RankStore(dst, rank).uri();
+  const StorageLocation staging = dst.Child("staging-r" + std::to_string(rank));
+  std::vector<std::unique_ptr<Store>> mine;
+  for (uint32_t j = rank; j < sources && ok; j += ranks) {
+    auto s = Store::Open(RankStore(flags.src_dir, j), Store::Mode::kReadOnly, options,
+                         StoreLayout{StoreLayout::Kind::kOrigin, j, sources}, &error);
+    ok = s != nullptr;
+    if (ok) mine.push_back(std::move(s));
+  }
+  rocksdb::Status created = ok ? staging.CreateDirs() : rocksdb::Status::OK();
+  if (!created.ok()) error = "cannot create " + staging.uri() + ": " + created.ToString();
+  if (!AllRanksOk(ok && created.ok(), kTool, error, MPI_COMM_WORLD)) return 1;
+
+  if (mpi.rank() == 0) std::printf("Bootstrapping...\nRunning...\n"), std::fflush(stdout);
+  QuietBarrier(MPI_COMM_WORLD);
+  const double cpu0 = ProcessCpuSeconds();
+  const auto t0 = Clock::now();
+
+  OriginSource source(std::move(mine), ranks, [](const std::string& message) { AbortJob(kTool, message); });
+  PartitionBuilder builder;
+  ShuffleStats shuffle;
+  ShuffleEntries(MPI_COMM_WORLD, static_cast<size_t>(flags.batch_kb) << 10, &source,
+                 [&builder](std::string records) {
+                   if (!builder.AddRecords(std::move(records))) AbortJob(kTool, "a shuffle batch is malformed");
+                 },
+                 &shuffle);
+  RankPhase rp;
+  const StoreLayout layout{StoreLayout::Kind::kPartition, rank, ranks};
+  if (!builder.Build(staging, path, options, layout, &rp.counters.exists, &error)) AbortJob(kTool, error);
+  staging.RemoveAll();
+  rp.counters.ops = shuffle.entries_received;
+  rp.elapsed_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  rp.cpu_s = ProcessCpuSeconds() - cpu0;
+  QuietBarrier(MPI_COMM_WORLD);
+
+  uint64_t sent = 0, received = 0;
+  QuietReduce(&shuffle.entries_sent, &sent, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  QuietReduce(&shuffle.entries_received, &received, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  JobPhase job = MergeRanks(rp, MPI_COMM_WORLD);
+  if (mpi.rank() != 0) return 0;
+  std::printf("Done!\n%s\n", ResultLine("mapreduce", job).c_str());
+  if (job.counters.exists > 0) {
+    std::printf("errors: %llu names found in more than one source store (kept once)\n",
+                static_cast<unsigned long long>(job.counters.exists));
+  }
+  std::printf("Bye\n");
+  std::fflush(stdout);
+  if (sent != received) {
+    PrintError(kTool, "shuffle lost entries: " + std::to_string(sent) + " sent, " + std::to_string(received) +
+                          " received");
+    return 1;
+  }
+  params["source_stores"] = sources;
+  JsonLinesFile json;
+  if (!json.Open(flags.json, &error)) {
+    PrintError(kTool, error);
+    return 1;
+  }
+  json.Append(PhaseJson(kTool, "compaction", job, params, false));
+  return job.counters.errors() == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int RunCompactorJob(const MpiSession& mpi, int argc, char** argv) {
+  CompactorFlags flags;
+  FlagSet set(kTool, "DeltaFS parallel compaction job: one output partition per MPI rank.");
+  RegisterCompactorFlags(&set, &flags);
+  StoreOptions options;
+  int exit_code = ParseToolArgs(mpi, kTool, &set, argc, argv, [&flags] { return CheckCompactorFlags(flags); },
+                                &options);
+  if (exit_code >= 0) return exit_code;
+  if (mpi.rank() == 0) PrintCompactorHeader(flags, options, mpi.size());
+  nlohmann::json params = set.Values();
+  params["ranks"] = mpi.size();
+  params["store"] = options.ToJson();
+  return Compact(mpi, flags, options, params);
+}
+
+}  // namespace deltameta

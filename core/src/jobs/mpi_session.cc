@@ -1,0 +1,128 @@
+// MPI job lifetime: see mpi_session.h.
+#include "jobs/mpi_session.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+
+#include "jobs/mpi_util.h"
+
+namespace deltameta {
+namespace {
+
+constexpr int kHostNameBytes = 256;
+std::vector<std::string> rank_hosts;  // on rank 0: every rank's host name, in rank order
+
+void GatherRankHosts(int rank, int size) {
+  char mine[kHostNameBytes] = {0};
+  gethostname(mine, kHostNameBytes - 1);
+  std::vector<char> all(rank == 0 ? static_cast<size_t>(kHostNameBytes) * size : 0);
+  MPI_Request r;
+  MPI_Igather(mine, kHostNameBytes, MPI_CHAR, all.data(), kHostNameBytes, MPI_CHAR, 0, MPI_COMM_WORLD, &r);
+  QuietWait(&r);
+  for (size_t i = 0; i + kHostNameBytes <= all.size(); i += kHostNameBytes) rank_hosts.emplace_back(&all[i]);
+}
+
+bool SameValue(const char* a, const char* b) { return a && b && std::strcmp(a, b) == 0; }
+
+bool WriteAll(int fd, const std::string& s) {
+  size_t done = 0;
+  while (done < s.size()) {
+    ssize_t n = write(fd, s.data() + done, s.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+bool ReadLine(int fd, std::string* line) {
+  line->clear();
+  char c = 0;
+  while (line->size() < 1024) {
+    ssize_t n = read(fd, &c, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    if (c == '\n') return true;
+    line->push_back(c);
+  }
+  return false;
+}
+
+}  // namespace
+
+nlohmann::json PlacementJson() {
+  std::vector<std::string> distinct = rank_hosts;
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  const char* tls = std::getenv("UCX_TLS");
+  return {{"rank_hosts", rank_hosts}, {"hosts", distinct.size()}, {"ucx_tls", tls ? tls : "default"}};
+}
+
+const char* SameHostTransports() {
+  if (std::getenv("UCX_TLS")) return "";
+  bool one_host = SameValue(std::getenv("MPI_LOCALNRANKS"), std::getenv("PMI_SIZE")) ||
+                  SameValue(std::getenv("SLURM_STEP_NUM_NODES"), "1");
+  return one_host ? "self,sm" : "";
+}
+
+bool IsFinalizeAck(const std::string& reply) {
+  // Hydra answers "cmd=finalize_ack"; Slurm's mpi/pmi2 plugin, which also serves PMI-1
+  // clients such as this MPICH, adds a return code: "cmd=finalize_ack rc=0".
+  const std::string ack = "cmd=finalize_ack";
+  if (reply.compare(0, ack.size(), ack) != 0) return false;
+  std::string rest = reply.substr(ack.size());
+  if (rest.empty()) return true;
+  if (rest[0] != ' ') return false;
+  size_t rc = rest.find(" rc=");
+  if (rc == std::string::npos) return true;
+  size_t end = rest.find(' ', rc + 1);
+  return rest.substr(rc + 4, end == std::string::npos ? std::string::npos : end - rc - 4) == "0";
+}
+
+bool PmiFinalize(int pmi_fd) {
+  std::string reply;
+  return WriteAll(pmi_fd, "cmd=finalize\n") && ReadLine(pmi_fd, &reply) && IsFinalizeAck(reply);
+}
+
+MpiSession::MpiSession(int* argc, char*** argv) {
+  const char* transports = SameHostTransports();
+  if (*transports) setenv("UCX_TLS", transports, 1);
+  const char* tls = std::getenv("UCX_TLS");
+  shared_memory_only_ = tls && (std::strcmp(tls, "self,sm") == 0 || std::strcmp(tls, "sm,self") == 0);
+  int provided = 0;
+  MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  GatherRankHosts(rank_, size_);
+}
+
+MpiSession::~MpiSession() {
+  if (!finished_) Finish(0);
+}
+
+int MpiSession::Finish(int exit_code) {
+  finished_ = true;
+  QuietBarrier(MPI_COMM_WORLD);
+  const char* pmi_fd = std::getenv("PMI_FD");
+  if (shared_memory_only_ || size_ == 1 || !pmi_fd) {
+    MPI_Finalize();
+    return exit_code;
+  }
+  std::cout.flush();
+  std::fflush(nullptr);
+  if (!PmiFinalize(std::atoi(pmi_fd))) {
+    PrintError("mpi", "the process manager did not acknowledge the end of this rank (PMI finalize on PMI_FD=" +
+                          std::string(pmi_fd) + "); the job's results were written before");
+    _exit(exit_code != 0 ? exit_code : 1);
+  }
+  _exit(exit_code);
+}
+
+}  // namespace deltameta

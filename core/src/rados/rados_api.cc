@@ -1,0 +1,47 @@
+// Loading librados at run time: see rados_api.h.
+#include "rados/rados_api.h"
+
+#include <dlfcn.h>
+
+#include <mutex>
+
+namespace deltameta {
+namespace {
+
+RadosApi the_api;
+
+// Fills the_api; "" on success, else why not.
+std::string Load() {
+  // The library this build was configured with, then whichever the loader finds.
+  void* lib = nullptr;
+  std::string tried;
+  for (const char* name : {DELTAMETA_LIBRADOS_PATH, "librados.so.2"}) {
+    lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (lib != nullptr) break;
+    tried += std::string(tried.empty() ? "" : "; ") + dlerror();
+  }
+  if (lib == nullptr) return "rados:// needs librados, which cannot be loaded (" + tried + "): install librados2";
+#define DELTAMETA_RADOS_RESOLVE(name)                                                         \
+  the_api.name = reinterpret_cast<decltype(&::name)>(dlsym(lib, #name));                      \
+  if (the_api.name == nullptr) return "the librados found lacks " #name ": install librados2 16.2 or later";
+  DELTAMETA_RADOS_CALLS(DELTAMETA_RADOS_RESOLVE)
+#undef DELTAMETA_RADOS_RESOLVE
+  return "";
+}
+
+}  // namespace
+
+const RadosApi* LoadLibrados(std::string* error) {
+  static std::once_flag once;
+  static std::string failure;
+  std::call_once(once, [] { failure = Load(); });
+  if (!failure.empty()) {
+    *error = failure;
+    return nullptr;
+  }
+  return &the_api;
+}
+
+const RadosApi& Librados() { return the_api; }
+
+}  // namespace deltameta

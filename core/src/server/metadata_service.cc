@@ -1,0 +1,133 @@
+// Metadata request handler: see metadata_service.h.
+#include "server/metadata_service.h"
+
+#include <cstdio>
+
+#include "deltameta/key.h"
+#include "deltameta/partition.h"
+#include "server/ingest_check.h"
+#include "util/phase_report.h"
+
+namespace deltameta {
+
+MetadataService::MetadataService(Store* store, uint32_t partition, uint32_t num_partitions, bool check_existence,
+                                 std::string log_prefix)
+    : store_(store),
+      partition_(partition),
+      num_partitions_(num_partitions),
+      check_existence_(check_existence),
+      log_prefix_(std::move(log_prefix)) {}
+
+void MetadataService::Report(const std::string& what) {
+  const uint64_t n = errors_.fetch_add(1, std::memory_order_relaxed) + 1;
+  if (n <= kLoggedErrors) {
+    std::fprintf(stderr, "%s: request failed: %s%s\n", log_prefix_.c_str(), what.c_str(),
+                 n == kLoggedErrors ? " (further failures are not logged)" : "");
+  }
+}
+
+bool MetadataService::Handle(const FrameHeader& h, std::string_view body, std::string* reply) {
+  thread_local std::string key;
+  switch (h.type) {
+    case MsgType::kCreate: {
+      thread_local CreateRequest req;
+      if (!DecodeCreate(body, &req)) return false;
+      EncodeStatReply(Create(req, &key), h.seq, reply);
+      return true;
+    }
+    case MsgType::kLstat: {
+      thread_local LstatRequest req;
+      if (!DecodeLstat(body, &req)) return false;
+      EncodeStatReply(Lstat(req, &key), h.seq, reply);
+      return true;
+    }
+    case MsgType::kIngest: {
+      IngestRequest req;
+      if (!DecodeIngest(body, &req)) return false;
+      EncodeIngestReply(Ingest(req), h.seq, reply);
+      return true;
+    }
+    case MsgType::kInfo:
+      if (!DecodeInfo(body)) return false;
+      EncodeInfoReply(info_, h.seq, reply);
+      return true;
+    case MsgType::kStats: {
+      StatsRequest req;
+      if (!DecodeStats(body, &req)) return false;
+      EncodeStatsReply(Stats(req), h.seq, reply);
+      return true;
+    }
+    default:
+      return false;  // a reply type sent as a request
+  }
+}
+
+StatReply MetadataService::Create(const CreateRequest& req, std::string* key) {
+  StatReply r;
+  if (store_->read_only()) return {OpStatus::kReadOnly, {}};
+  if (PartitionOf(req.name, num_partitions_) != partition_) return {OpStatus::kWrongServer, {}};
+  key->clear();
+  AppendKey(key, req.dir_id, req.name);
+  if (check_existence_) {
+    thread_local std::string existing;
+    rocksdb::Status g = store_->Get(*key, &existing);
+    if (g.ok()) return {OpStatus::kExists, {}};
+    if (!g.IsNotFound()) {
+      Report(g);
+      return {OpStatus::kIoError, {}};
+    }
+  }
+  rocksdb::Status s = store_->Put(*key, req.stat);
+  if (!s.ok()) {
+    Report(s);
+    return {OpStatus::kIoError, {}};
+  }
+  r.stat = req.stat;
+  return r;
+}
+
+StatReply MetadataService::Lstat(const LstatRequest& req, std::string* key) {
+  StatReply r;
+  if (PartitionOf(req.name, num_partitions_) != partition_) return {OpStatus::kWrongServer, {}};
+  key->clear();
+  AppendKey(key, req.dir_id, req.name);
+  thread_local std::string value;
+  rocksdb::Status g = store_->Get(*key, &value);
+  if (g.IsNotFound()) return {OpStatus::kNotFound, {}};
+  if (!g.ok() || !DecodeStat(value, &r.stat)) {
+    Report(g.ok() ? "the stored value of '" + req.name + "' is malformed" : g.ToString());
+    return {OpStatus::kIoError, {}};
+  }
+  return r;
+}
+
+IngestReply MetadataService::Ingest(const IngestRequest& req) {
+  if (store_->read_only()) return {OpStatus::kReadOnly, "this server opened its store read-only"};
+  std::string error;
+  if (!CheckIngestTables(store_->location(), partition_, num_partitions_, req.table_paths, &error)) {
+    Report(error);
+    return {OpStatus::kRefused, error};
+  }
+  rocksdb::Status s = store_->Ingest(req.table_paths);
+  if (!s.ok()) {
+    Report(s);
+    return {OpStatus::kIoError, "cannot ingest " + req.table_paths[0] + ": " + s.ToString()};
+  }
+  return {OpStatus::kOk, ""};
+}
+
+StatsReply MetadataService::Stats(const StatsRequest& req) {
+  StatsReply r;
+  r.cpu_micros = static_cast<uint64_t>(ProcessCpuSeconds() * 1e6);
+  if (req.count_entries) {
+    rocksdb::Status s = store_->CountEntries(&r.entries);
+    if (!s.ok()) {
+      Report("cannot count the entries: " + s.ToString());
+      r.status = OpStatus::kIoError;
+    }
+  }
+  r.read_only = store_->read_only();
+  return r;
+}
+
+}  // namespace deltameta

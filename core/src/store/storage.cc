@@ -1,0 +1,110 @@
+// Storage locations (local directory or rados://POOL/PREFIX): see storage.h.
+#include "deltameta/storage.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#ifdef DELTAMETA_WITH_RADOS
+#include "rados/rados_cluster.h"
+#endif
+
+namespace deltameta {
+namespace {
+
+constexpr char kRadosScheme[] = "rados://";
+
+}  // namespace
+
+bool StorageLocation::Resolve(const std::string& uri, StorageLocation* out, std::string* error) {
+  if (uri.empty()) {
+    *error = "an empty storage location was given: pass a directory or rados://POOL/PREFIX";
+    return false;
+  }
+  if (uri.rfind(kRadosScheme, 0) == 0) {
+    const std::string rest = uri.substr(sizeof(kRadosScheme) - 1);
+    const std::string pool = rest.substr(0, rest.find('/'));
+    if (pool.empty()) {
+      *error = uri + " names no pool: write rados://POOL/PREFIX";
+      return false;
+    }
+#ifdef DELTAMETA_WITH_RADOS
+    rocksdb::Env* env = RadosEnv(pool, error);
+    if (env == nullptr) return false;
+    out->uri_ = uri;
+    out->path_ = "/" + (pool.size() < rest.size() ? rest.substr(pool.size() + 1) : std::string());
+    out->env_ = env;
+    out->rados_ = true;
+    return true;
+#else
+    *error = uri + " needs RADOS support, which this build lacks: rebuild with -DDELTAMETA_WITH_RADOS=ON (Spack: +rados)";
+    return false;
+#endif
+  }
+  if (uri.find("://") != std::string::npos) {
+    *error = uri + " has an unknown scheme: use a local directory or rados://POOL/PREFIX";
+    return false;
+  }
+  std::error_code ec;
+  out->path_ = std::filesystem::absolute(uri, ec).lexically_normal().string();
+  if (out->path_.size() > 1 && out->path_.back() == '/') out->path_.pop_back();
+  out->uri_ = out->path_;  // absolute, so that other processes resolve it alike
+  out->env_ = rocksdb::Env::Default();
+  out->rados_ = false;
+  return true;
+}
+
+StorageLocation StorageLocation::Child(const std::string& name) const {
+  StorageLocation child = *this;
+  child.uri_ = uri_ + "/" + name;
+  child.path_ = (path_ == "/" ? "" : path_) + "/" + name;
+  return child;
+}
+
+bool StorageLocation::Exists() const { return env_->FileExists(path_).ok(); }
+
+bool StorageLocation::HasEntries() const {
+  std::vector<std::string> names;
+  return ListChildren(&names).ok() && !names.empty();
+}
+
+rocksdb::Status StorageLocation::ListChildren(std::vector<std::string>* names) const {
+  names->clear();
+  bool is_dir = false;
+  rocksdb::Status s = env_->IsDirectory(path_, &is_dir);
+  if (s.ok() && !is_dir) return rocksdb::Status::InvalidArgument(uri_ + " is not a directory");
+  if (s.ok()) s = env_->GetChildren(path_, names);
+  if (!s.ok()) return s;
+  names->erase(std::remove_if(names->begin(), names->end(),
+                              [](const std::string& n) { return n == "." || n == ".."; }),
+               names->end());
+  std::sort(names->begin(), names->end());
+  return rocksdb::Status::OK();
+}
+
+rocksdb::Status StorageLocation::CreateDirs() const {
+  for (size_t slash = path_.find('/', 1);; slash = path_.find('/', slash + 1)) {
+    const std::string prefix = path_.substr(0, slash);
+    rocksdb::Status s = env_->CreateDirIfMissing(prefix);
+    if (!s.ok()) return s;
+    if (slash == std::string::npos) return rocksdb::Status::OK();
+  }
+}
+
+rocksdb::Status StorageLocation::RemoveAll() const {
+  if (!rados_) {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+    return ec ? rocksdb::Status::IOError("cannot remove " + path_ + ": " + ec.message()) : rocksdb::Status::OK();
+  }
+  bool is_dir = false;
+  rocksdb::Status s = env_->IsDirectory(path_, &is_dir);
+  if (s.IsNotFound() || s.IsPathNotFound()) return rocksdb::Status::OK();
+  if (!s.ok()) return s;
+  if (!is_dir) return env_->DeleteFile(path_);
+  std::vector<std::string> names;
+  s = ListChildren(&names);
+  for (size_t i = 0; s.ok() && i < names.size(); i++) s = Child(names[i]).RemoveAll();
+  return s.ok() ? env_->DeleteDir(path_) : s;
+}
+
+}  // namespace deltameta
