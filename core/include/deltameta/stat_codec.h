@@ -17,8 +17,8 @@ struct FileStat {
   uint64_t ctime_us = 0;
 
   bool operator==(const FileStat& o) const {
-    return ino == o.ino && mode == o.mode && uid == o.uid && gid == o.gid && size == o.size &&
-           mtime_us == o.mtime_us && ctime_us == o.ctime_us;
+    return ino == o.ino && mode == o.mode && uid == o.uid && gid == o.gid && size == o.size && mtime_us == o.mtime_us &&
+           ctime_us == o.ctime_us;
   }
 };
 

@@ -12,19 +12,19 @@
 namespace deltameta {
 
 struct StoreOptions {
-  int64_t memtable_size = 8 << 20;          // memtable_size -> write_buffer_size
-  int64_t table_size = 4 << 20;             // table_size -> target_file_size_base
-  int64_t block_size = 4 << 10;             // block_size -> BlockBasedTableOptions::block_size
-  int64_t block_cache_size = 0;             // block_cache_size -> block cache (0: none)
-  int64_t bloom_bits = 10;                  // bloom_bits -> Bloom filter bits per key
-  int64_t level_factor = 8;                 // level_factor -> max_bytes_for_level_multiplier
-  int64_t l1_compaction_trigger = 5;        // l1_compaction_trigger -> level0_file_num_compaction_trigger
-  int64_t l0_soft_limit = 8;                // l0_soft_limit -> level0_slowdown_writes_trigger
-  int64_t l0_hard_limit = 12;               // l0_hard_limit -> level0_stop_writes_trigger
+  int64_t memtable_size = 8 << 20;            // memtable_size -> write_buffer_size
+  int64_t table_size = 4 << 20;               // table_size -> target_file_size_base
+  int64_t block_size = 4 << 10;               // block_size -> BlockBasedTableOptions::block_size
+  int64_t block_cache_size = 0;               // block_cache_size -> block cache (0: none)
+  int64_t bloom_bits = 10;                    // bloom_bits -> Bloom filter bits per key
+  int64_t level_factor = 8;                   // level_factor -> max_bytes_for_level_multiplier
+  int64_t l1_compaction_trigger = 5;          // l1_compaction_trigger -> level0_file_num_compaction_trigger
+  int64_t l0_soft_limit = 8;                  // l0_soft_limit -> level0_slowdown_writes_trigger
+  int64_t l0_hard_limit = 12;                 // l0_hard_limit -> level0_stop_writes_trigger
   bool compression = CompressionAvailable();  // compression -> Snappy (1) or none (0)
-  bool disable_compaction = false;          // disable_compaction -> disable_auto_compactions
-  bool disable_write_ahead_logging = false; // disable_write_ahead_logging -> WriteOptions::disableWAL
-  int64_t write_ahead_log_buffer = 64 << 10;// write_ahead_log_buffer -> buffered WAL of this size
+  bool disable_compaction = false;            // disable_compaction -> disable_auto_compactions
+  bool disable_write_ahead_logging = false;   // disable_write_ahead_logging -> WriteOptions::disableWAL
+  int64_t write_ahead_log_buffer = 64 << 10;  // write_ahead_log_buffer -> buffered WAL of this size
   // Not an environment setting: set for write-only stores (the DeltaFS write phase), whose
   // memtable is an unsorted vector sorted once at flush, which is cheap to insert into
   // but slow to read before it is flushed.

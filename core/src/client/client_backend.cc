@@ -22,8 +22,7 @@ class RpcBackend : public ClientBackend {
     return Finish(s, status, nullptr, error);
   }
 
-  bool Lstat(uint64_t dir_id, std::string_view name, FileStat* stat, OpStatus* status,
-             std::string* error) override {
+  bool Lstat(uint64_t dir_id, std::string_view name, FileStat* stat, OpStatus* status, std::string* error) override {
     lstat_.dir_id = dir_id;
     lstat_.name.assign(name.data(), name.size());
     RpcClient* s = servers_->server(PartitionOf(name, servers_->size()));

@@ -5,7 +5,8 @@
 //   LocalBackend - the rank's own store, no servers (DeltaFS write phase); creates are
 //                  batched like a buffered write-ahead log
 // This header has the interface, the server set and the RPC backend, which need no
-// store; the other two are in store_backends.h. A backend is used by one thread. A false return means the transport or store failed
+// store; the other two are in store_backends.h. A backend is used by one thread. A false return means the transport or
+// store failed
 // (*error says how); the job cannot go on.
 #pragma once
 
@@ -24,8 +25,7 @@ class ClientBackend {
   virtual ~ClientBackend() = default;
   virtual bool Create(uint64_t dir_id, std::string_view name, const FileStat& stat, OpStatus* status,
                       std::string* error) = 0;
-  virtual bool Lstat(uint64_t dir_id, std::string_view name, FileStat* stat, OpStatus* status,
-                     std::string* error) = 0;
+  virtual bool Lstat(uint64_t dir_id, std::string_view name, FileStat* stat, OpStatus* status, std::string* error) = 0;
   // Makes the phase's creates durable and visible (part of the timed write phase).
   virtual bool Commit(std::string* error) = 0;
   // Entries in the rank's own store (LocalBackend); 0 for backends without one. False

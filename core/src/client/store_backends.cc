@@ -19,11 +19,13 @@ namespace {
 class BulkBackend : public ClientBackend {
  public:
   BulkBackend(ServerSet* servers, const StoreOptions& options, const StorageLocation& table_dir)
-      : rpc_(NewRpcBackend(servers)), servers_(servers), options_(options), table_dir_(table_dir),
+      : rpc_(NewRpcBackend(servers)),
+        servers_(servers),
+        options_(options),
+        table_dir_(table_dir),
         buffers_(servers->size()) {}
 
-  bool Create(uint64_t dir_id, std::string_view name, const FileStat& stat, OpStatus* status,
-              std::string*) override {
+  bool Create(uint64_t dir_id, std::string_view name, const FileStat& stat, OpStatus* status, std::string*) override {
     Buffer& b = buffers_[PartitionOf(name, servers_->size())];
     char value[kMaxEncodedStatBytes];
     const size_t value_len = EncodeStat(stat, value);
@@ -38,8 +40,7 @@ class BulkBackend : public ClientBackend {
     return true;
   }
 
-  bool Lstat(uint64_t dir_id, std::string_view name, FileStat* stat, OpStatus* status,
-             std::string* error) override {
+  bool Lstat(uint64_t dir_id, std::string_view name, FileStat* stat, OpStatus* status, std::string* error) override {
     return rpc_->Lstat(dir_id, name, stat, status, error);
   }
 
@@ -134,8 +135,7 @@ class LocalBackend : public ClientBackend {
     return s.ok() && WritePending(error);
   }
 
-  bool Lstat(uint64_t dir_id, std::string_view name, FileStat* stat, OpStatus* status,
-             std::string* error) override {
+  bool Lstat(uint64_t dir_id, std::string_view name, FileStat* stat, OpStatus* status, std::string* error) override {
     if (pending_.Count() > 0 && !WritePending(error)) return false;
     key_.clear();
     AppendKey(&key_, dir_id, name);

@@ -80,14 +80,14 @@ FileOrder Workload::Order(uint64_t phase_salt) const {
 }
 
 bool MatchesExpected(const FileStat& got, const FileStat& expected) {
-  return got.ino == expected.ino && got.mode == expected.mode && got.uid == expected.uid &&
-         got.gid == expected.gid && got.size == expected.size && got.mtime_us != 0 && got.ctime_us != 0;
+  return got.ino == expected.ino && got.mode == expected.mode && got.uid == expected.uid && got.gid == expected.gid &&
+         got.size == expected.size && got.mtime_us != 0 && got.ctime_us != 0;
 }
 
 uint64_t NowMicros() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
-                                   std::chrono::system_clock::now().time_since_epoch())
-                                   .count());
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count());
 }
 
 }  // namespace deltameta

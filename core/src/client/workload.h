@@ -31,7 +31,7 @@ struct Workload {
   uint32_t rank = 0;
   uint32_t num_ranks = 1;
   uint64_t files_per_rank = 0;
-  bool share_dir = true;   // all ranks create in one directory, else one directory per rank
+  bool share_dir = true;  // all ranks create in one directory, else one directory per rank
   bool random_order = true;
 
   // The directory rank `rank` works in: 1 is the shared directory, 2 + r is rank r's own.

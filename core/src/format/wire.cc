@@ -96,26 +96,40 @@ bool ValidStatus(uint8_t s) { return s <= static_cast<uint8_t>(OpStatus::kRefuse
 
 const char* OpStatusName(OpStatus s) {
   switch (s) {
-    case OpStatus::kOk: return "ok";
-    case OpStatus::kExists: return "already exists";
-    case OpStatus::kNotFound: return "not found";
-    case OpStatus::kReadOnly: return "read-only server";
-    case OpStatus::kIoError: return "store I/O error";
-    case OpStatus::kWrongServer: return "name belongs to another server's partition";
-    case OpStatus::kUnsupported: return "not supported on this connection";
-    case OpStatus::kRefused: return "refused";
-    case OpStatus::kBadSecret: return "wrong secret";
+    case OpStatus::kOk:
+      return "ok";
+    case OpStatus::kExists:
+      return "already exists";
+    case OpStatus::kNotFound:
+      return "not found";
+    case OpStatus::kReadOnly:
+      return "read-only server";
+    case OpStatus::kIoError:
+      return "store I/O error";
+    case OpStatus::kWrongServer:
+      return "name belongs to another server's partition";
+    case OpStatus::kUnsupported:
+      return "not supported on this connection";
+    case OpStatus::kRefused:
+      return "refused";
+    case OpStatus::kBadSecret:
+      return "wrong secret";
   }
   return "unknown status";
 }
 
 const char* HeaderErrorName(HeaderError e) {
   switch (e) {
-    case HeaderError::kNone: return "ok";
-    case HeaderError::kBadMagic: return "bad magic";
-    case HeaderError::kBadVersion: return "unsupported wire version";
-    case HeaderError::kUnknownType: return "unknown message type";
-    case HeaderError::kTooLarge: return "frame body over the 1 MiB limit";
+    case HeaderError::kNone:
+      return "ok";
+    case HeaderError::kBadMagic:
+      return "bad magic";
+    case HeaderError::kBadVersion:
+      return "unsupported wire version";
+    case HeaderError::kUnknownType:
+      return "unknown message type";
+    case HeaderError::kTooLarge:
+      return "frame body over the 1 MiB limit";
   }
   return "unknown header error";
 }
@@ -125,9 +139,18 @@ HeaderError ParseFrameHeader(const char* in, FrameHeader* h) {
   if (static_cast<uint8_t>(in[2]) != kWireVersion) return HeaderError::kBadVersion;
   uint8_t t = static_cast<uint8_t>(in[3]);
   switch (static_cast<MsgType>(t)) {
-    case MsgType::kCreate: case MsgType::kLstat: case MsgType::kIngest: case MsgType::kInfo:
-    case MsgType::kStats: case MsgType::kAttachShm: case MsgType::kHello: case MsgType::kStatReply:
-    case MsgType::kIngestReply: case MsgType::kInfoReply: case MsgType::kStatsReply: case MsgType::kAttachShmReply:
+    case MsgType::kCreate:
+    case MsgType::kLstat:
+    case MsgType::kIngest:
+    case MsgType::kInfo:
+    case MsgType::kStats:
+    case MsgType::kAttachShm:
+    case MsgType::kHello:
+    case MsgType::kStatReply:
+    case MsgType::kIngestReply:
+    case MsgType::kInfoReply:
+    case MsgType::kStatsReply:
+    case MsgType::kAttachShmReply:
     case MsgType::kHelloReply:
       break;
     default:

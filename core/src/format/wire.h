@@ -24,13 +24,13 @@ constexpr size_t kMaxPathBytes = 4096;
 constexpr uint32_t kMaxListEntries = 4096;
 
 enum class MsgType : uint8_t {
-  kCreate = 1,       // CreateRequest -> StatReply
-  kLstat = 2,        // LstatRequest -> StatReply
-  kIngest = 3,       // IngestRequest -> IngestReply
-  kInfo = 4,         // (empty) -> InfoReply
-  kStats = 5,        // StatsRequest -> StatsReply
-  kAttachShm = 6,    // client CPU -> AttachShmReply; over a same-host socket (shm_channel.h)
-  kHello = 7,        // the secret (kHelloSecretBytes) -> HelloReply; first on every connection
+  kCreate = 1,     // CreateRequest -> StatReply
+  kLstat = 2,      // LstatRequest -> StatReply
+  kIngest = 3,     // IngestRequest -> IngestReply
+  kInfo = 4,       // (empty) -> InfoReply
+  kStats = 5,      // StatsRequest -> StatsReply
+  kAttachShm = 6,  // client CPU -> AttachShmReply; over a same-host socket (shm_channel.h)
+  kHello = 7,      // the secret (kHelloSecretBytes) -> HelloReply; first on every connection
   kStatReply = 0x81,
   kIngestReply = 0x83,
   kInfoReply = 0x84,

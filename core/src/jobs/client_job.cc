@@ -74,7 +74,8 @@ class ClientJob {
       const auto op0 = Clock::now();
       bool ok = write ? backend_->Create(dir, name, work_.StatFor(i, now_us), &status, &error)
                       : backend_->Lstat(dir, name, &got, &status, &error);
-      rp.latency_ns.Add(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - op0).count()));
+      rp.latency_ns.Add(
+          static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - op0).count()));
       if (!ok) {
         failure = error;
         break;
@@ -176,7 +177,8 @@ int RunClientJob(const MpiSession& mpi, int argc, char** argv, const StoreModes*
               "--bk=1 and --fs_use_local=1 run in deltameta_client_store, installed beside deltameta_client.");
   RegisterClientFlags(&set, &flags);
   StoreOptions options;
-  int exit_code = ParseToolArgs(mpi, kTool, &set, argc, argv, [&flags] { return CheckClientFlags(flags); }, &options);
+  int exit_code = ParseToolArgs(
+      mpi, kTool, &set, argc, argv, [&flags] { return CheckClientFlags(flags); }, &options);
   if (exit_code >= 0) return exit_code;
   std::string error;
   JsonLinesFile json;

@@ -62,11 +62,12 @@ int Compact(const MpiSession& mpi, const CompactorFlags& flags, const StoreOptio
   OriginSource source(std::move(mine), ranks, [](const std::string& message) { AbortJob(kTool, message); });
   PartitionBuilder builder;
   ShuffleStats shuffle;
-  ShuffleEntries(MPI_COMM_WORLD, static_cast<size_t>(flags.batch_kb) << 10, &source,
-                 [&builder](std::string records) {
-                   if (!builder.AddRecords(std::move(records))) AbortJob(kTool, "a shuffle batch is malformed");
-                 },
-                 &shuffle);
+  ShuffleEntries(
+      MPI_COMM_WORLD, static_cast<size_t>(flags.batch_kb) << 10, &source,
+      [&builder](std::string records) {
+        if (!builder.AddRecords(std::move(records))) AbortJob(kTool, "a shuffle batch is malformed");
+      },
+      &shuffle);
   RankPhase rp;
   const StoreLayout layout{StoreLayout::Kind::kPartition, rank, ranks};
   if (!builder.Build(staging, path, options, layout, &rp.counters.exists, &error)) AbortJob(kTool, error);
@@ -89,8 +90,8 @@ int Compact(const MpiSession& mpi, const CompactorFlags& flags, const StoreOptio
   std::printf("Bye\n");
   std::fflush(stdout);
   if (sent != received) {
-    PrintError(kTool, "shuffle lost entries: " + std::to_string(sent) + " sent, " + std::to_string(received) +
-                          " received");
+    PrintError(kTool,
+               "shuffle lost entries: " + std::to_string(sent) + " sent, " + std::to_string(received) + " received");
     return 1;
   }
   params["source_stores"] = sources;
@@ -110,8 +111,8 @@ int RunCompactorJob(const MpiSession& mpi, int argc, char** argv) {
   FlagSet set(kTool, "DeltaFS parallel compaction job: one output partition per MPI rank.");
   RegisterCompactorFlags(&set, &flags);
   StoreOptions options;
-  int exit_code = ParseToolArgs(mpi, kTool, &set, argc, argv, [&flags] { return CheckCompactorFlags(flags); },
-                                &options);
+  int exit_code = ParseToolArgs(
+      mpi, kTool, &set, argc, argv, [&flags] { return CheckCompactorFlags(flags); }, &options);
   if (exit_code >= 0) return exit_code;
   if (mpi.rank() == 0) PrintCompactorHeader(flags, options, mpi.size());
   nlohmann::json params = set.Values();

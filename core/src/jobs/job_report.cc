@@ -60,8 +60,8 @@ nlohmann::json PhaseJson(const std::string& tool, const std::string& phase, cons
   if (with_latency) {
     const Histogram& h = job.latency_ns;
     auto us = [](uint64_t ns) { return static_cast<double>(ns) / 1000.0; };
-    latency = {{"min", us(h.min())},           {"q1", us(h.Quantile(0.25))},  {"median", us(h.Quantile(0.5))},
-               {"q3", us(h.Quantile(0.75))},   {"q90", us(h.Quantile(0.90))}, {"q99", us(h.Quantile(0.99))},
+    latency = {{"min", us(h.min())},         {"q1", us(h.Quantile(0.25))},  {"median", us(h.Quantile(0.5))},
+               {"q3", us(h.Quantile(0.75))}, {"q90", us(h.Quantile(0.90))}, {"q99", us(h.Quantile(0.99))},
                {"max", us(h.max())}};
   }
   return {

@@ -16,11 +16,10 @@
 //    process manager is Hydra (mpiexec) or Slurm's srun --mpi=pmi2: both speak PMI-1 here.
 #pragma once
 
-#include <mpi.h>
-
 #include <string>
 #include <vector>
 
+#include <mpi.h>
 #include <nlohmann/json.hpp>
 
 namespace deltameta {

@@ -2,9 +2,9 @@
 // sleep with a growing back-off), and errors end the tools the same way everywhere.
 #pragma once
 
-#include <mpi.h>
-
 #include <string>
+
+#include <mpi.h>
 
 #include "jobs/mpi_session.h"
 

@@ -25,8 +25,8 @@ int Serve(const MpiSession& mpi, const ServerFlags& flags, const StoreOptions& o
   const StoreLayout layout{StoreLayout::Kind::kPartition, static_cast<uint32_t>(mpi.rank()),
                            static_cast<uint32_t>(mpi.size())};
   const std::string path = RankStore(flags.db, layout.index);
-  auto store = Store::Open(path, flags.use_existing_fs ? Store::Mode::kReadOnly : Store::Mode::kCreate, options,
-                           layout, &error);
+  auto store =
+      Store::Open(path, flags.use_existing_fs ? Store::Mode::kReadOnly : Store::Mode::kCreate, options, layout, &error);
   // A store this server created is removed again if the server fails before serving, so
   // that the same command can simply be retried.
   const bool created = store != nullptr && !flags.use_existing_fs;
@@ -121,8 +121,8 @@ int RunServerJob(const MpiSession& mpi, int argc, char** argv) {
   FlagSet set(kTool, "Metadata server job: one partition per MPI rank, stopped by SIGINT/SIGTERM.");
   RegisterServerFlags(&set, &flags);
   StoreOptions options;
-  int exit_code =
-      ParseToolArgs(mpi, kTool, &set, argc, argv, [&flags] { return CheckServerFlags(flags); }, &options);
+  int exit_code = ParseToolArgs(
+      mpi, kTool, &set, argc, argv, [&flags] { return CheckServerFlags(flags); }, &options);
   if (exit_code >= 0) return exit_code;
   ApplyServerFlags(flags, &options);
   if (mpi.rank() == 0) PrintServerHeader(flags, options, mpi.size());

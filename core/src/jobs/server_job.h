@@ -4,10 +4,10 @@
 // makes its store durable, closes it and exits 0.
 #pragma once
 
-#include <mpi.h>
-
 #include <string>
 #include <vector>
+
+#include <mpi.h>
 
 #include "jobs/mpi_session.h"
 

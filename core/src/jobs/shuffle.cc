@@ -35,7 +35,8 @@ void Pack(EntrySource* source, size_t batch_bytes, Outbox* box, ShuffleStats* st
     const size_t used = static_cast<size_t>(box->byte_counts[peer]);
     std::string_view key = source->key(), value = source->value();
     if (used > 0 && used + EntryRecordBytes(key, value) > batch_bytes) break;
-    box->byte_counts[peer] = static_cast<int>(used + WriteEntryRecord(box->packed.get() + box->displs[peer] + used, key, value));
+    box->byte_counts[peer] =
+        static_cast<int>(used + WriteEntryRecord(box->packed.get() + box->displs[peer] + used, key, value));
     box->entries[peer]++;
     stats->entries_sent++;
     source->Next();
@@ -78,8 +79,8 @@ void ShuffleEntries(MPI_Comm comm, size_t batch_bytes, EntrySource* source,
       all_exhausted = all_exhausted && in_counts[3 * p + 2] == 1;
     }
     std::string inbox(total, '\0');
-    MPI_Ialltoallv(box.packed.get(), box.byte_counts.data(), box.displs.data(), MPI_CHAR, &inbox[0],
-                   in_bytes.data(), in_displs.data(), MPI_CHAR, comm, &req);
+    MPI_Ialltoallv(box.packed.get(), box.byte_counts.data(), box.displs.data(), MPI_CHAR, &inbox[0], in_bytes.data(),
+                   in_displs.data(), MPI_CHAR, comm, &req);
     // Pack the next round while this one travels.
     if (!all_exhausted) Pack(source, batch_bytes, &boxes[1 - cur], stats);
     QuietWait(&req);

@@ -21,8 +21,8 @@ std::string Load() {
     tried += std::string(tried.empty() ? "" : "; ") + dlerror();
   }
   if (lib == nullptr) return "rados:// needs librados, which cannot be loaded (" + tried + "): install librados2";
-#define DELTAMETA_RADOS_RESOLVE(name)                                                         \
-  the_api.name = reinterpret_cast<decltype(&::name)>(dlsym(lib, #name));                      \
+#define DELTAMETA_RADOS_RESOLVE(name)                                    \
+  the_api.name = reinterpret_cast<decltype(&::name)>(dlsym(lib, #name)); \
   if (the_api.name == nullptr) return "the librados found lacks " #name ": install librados2 16.2 or later";
   DELTAMETA_RADOS_CALLS(DELTAMETA_RADOS_RESOLVE)
 #undef DELTAMETA_RADOS_RESOLVE

@@ -382,8 +382,7 @@ class RadosFileSystem : public rocksdb::FileSystem {
     return IOStatus::OK();
   }
 
-  IOStatus RenameFile(const std::string& src, const std::string& target, const IOOptions&,
-                      IODebugContext*) override {
+  IOStatus RenameFile(const std::string& src, const std::string& target, const IOOptions&, IODebugContext*) override {
     const std::string from = NormalizeRadosPath(src), to = NormalizeRadosPath(target);
     RadosEntry e, replaced;
     IOStatus s = pool_.LookupFile(from, &e);
@@ -515,8 +514,8 @@ class RadosFileSystem : public rocksdb::FileSystem {
 
 }  // namespace
 
-std::shared_ptr<rocksdb::FileSystem> NewRadosFileSystem(rados_ioctx_t io, const std::string& pool,
-                                                        uint64_t chunk_bytes, uint64_t cache_bytes) {
+std::shared_ptr<rocksdb::FileSystem> NewRadosFileSystem(rados_ioctx_t io, const std::string& pool, uint64_t chunk_bytes,
+                                                        uint64_t cache_bytes) {
   return std::make_shared<RadosFileSystem>(io, pool, chunk_bytes, cache_bytes);
 }
 

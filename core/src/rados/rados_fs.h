@@ -30,7 +30,7 @@ constexpr uint64_t kDefaultRadosChunkBytes = 4 << 20;
 constexpr uint64_t kDefaultRadosCacheBytes = 256 << 20;
 
 // `io` must stay open for the life of the file system; `pool` is used in messages.
-std::shared_ptr<rocksdb::FileSystem> NewRadosFileSystem(rados_ioctx_t io, const std::string& pool,
-                                                        uint64_t chunk_bytes, uint64_t cache_bytes);
+std::shared_ptr<rocksdb::FileSystem> NewRadosFileSystem(rados_ioctx_t io, const std::string& pool, uint64_t chunk_bytes,
+                                                        uint64_t cache_bytes);
 
 }  // namespace deltameta

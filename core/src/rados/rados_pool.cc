@@ -75,8 +75,7 @@ std::string ChunkObject(const std::string& id, uint64_t chunk) {
 }
 
 std::string NewFileId() {
-  static thread_local std::mt19937_64 rng(std::random_device{}() ^
-                                          (static_cast<uint64_t>(std::time(nullptr)) << 20));
+  static thread_local std::mt19937_64 rng(std::random_device{}() ^ (static_cast<uint64_t>(std::time(nullptr)) << 20));
   char id[40];
   std::snprintf(id, sizeof(id), "f%016llx%016llx", static_cast<unsigned long long>(rng()),
                 static_cast<unsigned long long>(rng()));
@@ -90,7 +89,8 @@ IOStatus FromErrno(int r, const std::string& what) {
   if (r == -ETIMEDOUT)
     return IOStatus::IOError(msg + " (no answer from Ceph in time: is the cluster up and the pool not full?)");
   if (r == kNotTried)
-    return IOStatus::IOError(what + ": not tried, as an earlier call got no answer from Ceph in time: is the cluster "
+    return IOStatus::IOError(what +
+                             ": not tried, as an earlier call got no answer from Ceph in time: is the cluster "
                              "up and the pool not full?");
   return IOStatus::IOError(msg);
 }
@@ -99,7 +99,9 @@ IOStatus FromErrno(int r, const std::string& what) {
 // (256 MiB: 64 of 4 MiB), and a shard keeps no entry larger than itself, so whole 4 MiB
 // objects were never kept and every read of one went to RADOS again.
 RadosPool::RadosPool(rados_ioctx_t io, std::string name, uint64_t chunk, uint64_t cache_bytes)
-    : io_(io), name_(std::move(name)), chunk_(chunk),
+    : io_(io),
+      name_(std::move(name)),
+      chunk_(chunk),
       cache_(cache_bytes > 0 ? rocksdb::NewLRUCache(cache_bytes, /*num_shard_bits=*/0) : nullptr) {}
 
 std::string RadosPool::Where(const std::string& object) const { return "RADOS object " + name_ + "/" + object; }
@@ -153,7 +155,7 @@ IOStatus RadosPool::LookupFile(const std::string& path, RadosEntry* entry) const
 }
 
 IOStatus RadosPool::SetEntry(const std::string& dir, const std::string& name, const RadosEntry& entry,
-                  const std::string& name_to_remove) const {
+                             const std::string& name_to_remove) const {
   WriteOp wop;
   if (dir != "/") Librados().rados_write_op_assert_exists(wop.op);
   const std::string value = EncodeEntry(entry);
@@ -178,8 +180,8 @@ IOStatus RadosPool::RemoveEntry(const std::string& dir, const std::string& name)
   return r < 0 ? FromErrno(r, "updating " + Where(DirObject(dir))) : IOStatus::OK();
 }
 
-IOStatus RadosPool::ListPage(const std::string& dir, const std::string& after, size_t max, std::vector<std::string>* names,
-                  bool* more) const {
+IOStatus RadosPool::ListPage(const std::string& dir, const std::string& after, size_t max,
+                             std::vector<std::string>* names, bool* more) const {
   ReadOp rop;
   rados_omap_iter_t it = nullptr;
   unsigned char pmore = 0;

@@ -19,7 +19,7 @@ namespace deltameta {
 std::string NormalizeRadosPath(const std::string& path);
 // Splits a normalized path other than "/" into its directory and name.
 void SplitRadosPath(const std::string& path, std::string* dir, std::string* name);
-std::string DirObject(const std::string& dir);                  // "dir:<path>"
+std::string DirObject(const std::string& dir);                   // "dir:<path>"
 std::string ChunkObject(const std::string& id, uint64_t chunk);  // "<id>.<chunk in hex>"
 // A new random file id (128 bits): no coordination between writers is needed.
 std::string NewFileId();

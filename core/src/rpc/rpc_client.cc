@@ -223,8 +223,10 @@ bool RpcClient::ReceiveAtLeast(size_t want, size_t* got, std::vector<int>* fds, 
         for (size_t i = 0; i < count; i++) {
           int fd;
           std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-          if (fds != nullptr) fds->push_back(fd);
-          else close(fd);
+          if (fds != nullptr)
+            fds->push_back(fd);
+          else
+            close(fd);
         }
       }
       *got += static_cast<size_t>(n);
@@ -270,8 +272,8 @@ bool RpcClient::AwaitShmReply(std::string_view* frame, std::string* error) {
       case ShmChannel::Wait::kReply: {
         FrameHeader h;
         const char* slot = channel_->reply_slot();
-        size_t bytes = ParseFrameHeader(slot, &h) == HeaderError::kNone ? kFrameHeaderBytes + h.body_bytes
-                                                                         : kFrameHeaderBytes;
+        size_t bytes =
+            ParseFrameHeader(slot, &h) == HeaderError::kNone ? kFrameHeaderBytes + h.body_bytes : kFrameHeaderBytes;
         *frame = std::string_view(slot, bytes);
         return true;
       }
@@ -293,8 +295,7 @@ bool RpcClient::AwaitShmReply(std::string_view* frame, std::string* error) {
   }
 }
 
-bool RpcClient::CheckReply(std::string_view frame, const std::string& request, MsgType reply_type,
-                           std::string* error) {
+bool RpcClient::CheckReply(std::string_view frame, const std::string& request, MsgType reply_type, std::string* error) {
   FrameHeader h;
   HeaderError he = ParseFrameHeader(frame.data(), &h);
   if (he != HeaderError::kNone) {

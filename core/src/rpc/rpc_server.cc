@@ -9,13 +9,13 @@
 #include <cstring>
 #include <type_traits>
 
-#include "rpc/secret.h"
-#include "rpc/transport.h"
-#include "shm/shm_server.h"
-
 #include <asio/post.hpp>
 #include <asio/steady_timer.hpp>
 #include <asio/write.hpp>
+
+#include "rpc/secret.h"
+#include "rpc/transport.h"
+#include "shm/shm_server.h"
 
 namespace deltameta {
 namespace rpc_internal {
@@ -339,9 +339,9 @@ RpcServer::RpcServer(int threads, FrameHandler* handler, std::string log_prefix,
     : handler_(handler),
       log_prefix_(std::move(log_prefix)),
       shared_(std::make_unique<Shared>()),
-      shm_(std::make_unique<ShmServer>(shm_loop_cpus.empty() ? std::vector<int>(static_cast<size_t>(threads), -1)
-                                                             : shm_loop_cpus,
-                                       handler, log_prefix_)) {
+      shm_(std::make_unique<ShmServer>(
+          shm_loop_cpus.empty() ? std::vector<int>(static_cast<size_t>(threads), -1) : shm_loop_cpus, handler,
+          log_prefix_)) {
   using std::chrono::milliseconds;
   shared_->handler = handler_;
   shared_->shm = shm_.get();
@@ -354,7 +354,9 @@ RpcServer::RpcServer(int threads, FrameHandler* handler, std::string log_prefix,
   milliseconds shortest = shared_->limits.frame_timeout;
   if (shared_->limits.idle_timeout.count() > 0) shortest = std::min(shortest, shared_->limits.idle_timeout);
   const milliseconds period = std::clamp(shortest / 4, milliseconds(50), milliseconds(1000));
-  auto ticks = [period](milliseconds t) { return static_cast<uint64_t>((t.count() + period.count() - 1) / period.count()); };
+  auto ticks = [period](milliseconds t) {
+    return static_cast<uint64_t>((t.count() + period.count() - 1) / period.count());
+  };
   shared_->sweep_period = period;
   shared_->frame_ticks = ticks(shared_->limits.frame_timeout);
   shared_->idle_ticks = ticks(shared_->limits.idle_timeout);
@@ -405,8 +407,8 @@ uint16_t RpcServer::Listen(const std::string& ip, uint16_t port, std::string* er
   if (!ec) local->bind(local_ep, ec);
   if (!ec) local->listen(asio::socket_base::max_listen_connections, ec);
   if (ec) {
-    std::fprintf(stderr, "%s: no same-host listener for %s:%u (%s); clients use TCP\n", log_prefix_.c_str(),
-                 ip.c_str(), bound, ec.message().c_str());
+    std::fprintf(stderr, "%s: no same-host listener for %s:%u (%s); clients use TCP\n", log_prefix_.c_str(), ip.c_str(),
+                 bound, ec.message().c_str());
   } else {
     local_acceptors_.push_back(std::move(local));
     Accept<asio::local::stream_protocol>(local_acceptors_.back().get());
@@ -417,26 +419,26 @@ uint16_t RpcServer::Listen(const std::string& ip, uint16_t port, std::string* er
 template <typename Protocol>
 void RpcServer::Accept(typename Protocol::acceptor* acceptor) {
   Loop* loop = loops_[next_loop_++ % loops_.size()].get();
-  acceptor->async_accept(loop->context, [this, acceptor, loop](const asio::error_code& ec,
-                                                                typename Protocol::socket socket) {
-    if (ec == asio::error::operation_aborted) return;
-    if (!ec) {
-      auto c = std::make_shared<Connection<Protocol>>(std::move(socket), shared_.get(), loop);
-      // The connection's own loop registers and starts it: its state is that thread's alone.
-      asio::post(loop->context, [this, loop, c] {
-        Register(loop, c);
-        c->Start();
+  acceptor->async_accept(
+      loop->context, [this, acceptor, loop](const asio::error_code& ec, typename Protocol::socket socket) {
+        if (ec == asio::error::operation_aborted) return;
+        if (!ec) {
+          auto c = std::make_shared<Connection<Protocol>>(std::move(socket), shared_.get(), loop);
+          // The connection's own loop registers and starts it: its state is that thread's alone.
+          asio::post(loop->context, [this, loop, c] {
+            Register(loop, c);
+            c->Start();
+          });
+          Accept<Protocol>(acceptor);
+          return;
+        }
+        // Out of descriptors or similar: say so, and retry shortly instead of spinning.
+        std::fprintf(stderr, "%s: accept failed: %s\n", log_prefix_.c_str(), ec.message().c_str());
+        auto timer = std::make_shared<asio::steady_timer>(acceptor->get_executor(), std::chrono::milliseconds(100));
+        timer->async_wait([this, acceptor, timer](const asio::error_code& tec) {
+          if (!tec) Accept<Protocol>(acceptor);
+        });
       });
-      Accept<Protocol>(acceptor);
-      return;
-    }
-    // Out of descriptors or similar: say so, and retry shortly instead of spinning.
-    std::fprintf(stderr, "%s: accept failed: %s\n", log_prefix_.c_str(), ec.message().c_str());
-    auto timer = std::make_shared<asio::steady_timer>(acceptor->get_executor(), std::chrono::milliseconds(100));
-    timer->async_wait([this, acceptor, timer](const asio::error_code& tec) {
-      if (!tec) Accept<Protocol>(acceptor);
-    });
-  });
 }
 
 template <typename Conn>

@@ -119,8 +119,8 @@ bool Publish(const std::string& path, bool* won, std::string* error) {
   const std::string dir = Dirname(path);
   char fresh[kSecretBytes + 8];
   if (!RandomBytes(fresh, sizeof(fresh), error)) return false;
-  const std::string tmp = dir + "/.deltameta-secret-" + std::to_string(getpid()) + "-" +
-                          Hex(fresh + kSecretBytes, 8) + ".tmp";
+  const std::string tmp =
+      dir + "/.deltameta-secret-" + std::to_string(getpid()) + "-" + Hex(fresh + kSecretBytes, 8) + ".tmp";
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) {
     *error = "cannot make the secret file " + path + ": " + tmp + ": " + std::strerror(errno);
@@ -184,8 +184,10 @@ bool ReadSecret(const std::string& path, std::string* secret, std::string* error
     case Found::kOk:
       return true;
     case Found::kMissing:
-      *error = "no secret file " + path + ": a server makes it when it starts; run as the server's user with "
-               "the same HOME, or set " + std::string(kSecretFileEnv) + " to the server's file";
+      *error = "no secret file " + path +
+               ": a server makes it when it starts; run as the server's user with "
+               "the same HOME, or set " +
+               std::string(kSecretFileEnv) + " to the server's file";
       return false;
     case Found::kBad:
       return false;

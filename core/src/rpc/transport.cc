@@ -9,9 +9,12 @@ namespace deltameta {
 
 const char* TransportName(Transport t) {
   switch (t) {
-    case Transport::kShm: return "shm";
-    case Transport::kUnix: return "unix";
-    case Transport::kTcp: return "tcp";
+    case Transport::kShm:
+      return "shm";
+    case Transport::kUnix:
+      return "unix";
+    case Transport::kTcp:
+      return "tcp";
   }
   return "unknown";
 }

@@ -67,10 +67,9 @@ bool CheckIngestTables(const StorageLocation& store, uint32_t partition, uint32_
   for (const std::string& uri : table_uris) {
     StorageLocation table;
     if (!StorageLocation::Resolve(uri, &table, error)) return false;
-    std::string why = table.env() != store.env()
-                          ? "it is not in the file system of the store " + store.uri() +
-                                ": write the tables into the same pool or directory tree"
-                          : Refusal(table, partition, partitions);
+    std::string why = table.env() != store.env() ? "it is not in the file system of the store " + store.uri() +
+                                                       ": write the tables into the same pool or directory tree"
+                                                 : Refusal(table, partition, partitions);
     if (!why.empty()) {
       *error = "refused to ingest " + uri + ": " + why;
       return false;

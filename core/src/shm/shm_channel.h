@@ -73,8 +73,8 @@ class ShmChannel {
  public:
   static constexpr size_t kSlotBytes = kFrameHeaderBytes + kMaxFrameBodyBytes;
 
-  static std::unique_ptr<ShmChannel> Create(std::string* error);           // server side
-  static std::unique_ptr<ShmChannel> Open(int fd, std::string* error);     // client side; takes `fd`
+  static std::unique_ptr<ShmChannel> Create(std::string* error);        // server side
+  static std::unique_ptr<ShmChannel> Open(int fd, std::string* error);  // client side; takes `fd`
   int fd() const { return region_.fd(); }
 
   // --- Client side, one thread. ---

@@ -104,8 +104,7 @@ void ShmServer::Run(Loop* loop) {
       for (auto& s : loop->attached) mine.push_back(std::move(s));
       loop->attached.clear();
     }
-    mine.erase(std::remove_if(mine.begin(), mine.end(), [](const auto& s) { return s->detached.load(); }),
-               mine.end());
+    mine.erase(std::remove_if(mine.begin(), mine.end(), [](const auto& s) { return s->detached.load(); }), mine.end());
     bool served = false;
     for (auto& s : mine) served |= Serve(s.get(), &request, &reply);
     if (!served) loop->doorbell->Sleep(count, idle_recheck_);

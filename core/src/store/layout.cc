@@ -14,8 +14,8 @@ std::string RankStoreName(uint32_t rank) { return "r" + std::to_string(rank); }
 }  // namespace
 
 std::string StoreLayout::Describe() const {
-  return std::string(kind == Kind::kPartition ? "partition " : "origin store ") + std::to_string(index) +
-         " of " + std::to_string(count);
+  return std::string(kind == Kind::kPartition ? "partition " : "origin store ") + std::to_string(index) + " of " +
+         std::to_string(count);
 }
 
 bool CheckLayout(const std::string& uri, const StoreLayout& found, const StoreLayout& expected, std::string* error) {

@@ -36,7 +36,8 @@ bool StorageLocation::Resolve(const std::string& uri, StorageLocation* out, std:
     out->rados_ = true;
     return true;
 #else
-    *error = uri + " needs RADOS support, which this build lacks: rebuild with -DDELTAMETA_WITH_RADOS=ON (Spack: +rados)";
+    *error =
+        uri + " needs RADOS support, which this build lacks: rebuild with -DDELTAMETA_WITH_RADOS=ON (Spack: +rados)";
     return false;
 #endif
   }
@@ -74,8 +75,7 @@ rocksdb::Status StorageLocation::ListChildren(std::vector<std::string>* names) c
   if (s.ok() && !is_dir) return rocksdb::Status::InvalidArgument(uri_ + " is not a directory");
   if (s.ok()) s = env_->GetChildren(path_, names);
   if (!s.ok()) return s;
-  names->erase(std::remove_if(names->begin(), names->end(),
-                              [](const std::string& n) { return n == "." || n == ".."; }),
+  names->erase(std::remove_if(names->begin(), names->end(), [](const std::string& n) { return n == "." || n == ".."; }),
                names->end());
   std::sort(names->begin(), names->end());
   return rocksdb::Status::OK();

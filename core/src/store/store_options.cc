@@ -75,7 +75,8 @@ bool StoreOptions::LoadFromEnvironment(std::string* error) {
       return false;
     }
     if (s->bool_field == &StoreOptions::compression && v != 0 && !CompressionAvailable()) {
-      *error = std::string(kPrefix) + name + "=1 needs Snappy, which this build does not have "
+      *error = std::string(kPrefix) + name +
+               "=1 needs Snappy, which this build does not have "
                "(DELTAMETA_WITH_SNAPPY=OFF): set it to 0";
       return false;
     }
@@ -117,10 +118,9 @@ std::string StoreOptions::HeaderText() const {
                 compression ? 1 : 0, static_cast<long long>(block_cache_size >> 20),
                 static_cast<long long>(block_size >> 10), static_cast<long long>(bloom_bits),
                 static_cast<long long>(memtable_size >> 20), static_cast<long long>(table_size >> 20),
-                disable_compaction ? 1 : 0, static_cast<long long>(level_factor),
-                static_cast<long long>(l0_soft_limit), static_cast<long long>(l0_hard_limit),
-                static_cast<long long>(l1_compaction_trigger), disable_write_ahead_logging ? 1 : 0,
-                static_cast<long long>(write_ahead_log_buffer >> 10));
+                disable_compaction ? 1 : 0, static_cast<long long>(level_factor), static_cast<long long>(l0_soft_limit),
+                static_cast<long long>(l0_hard_limit), static_cast<long long>(l1_compaction_trigger),
+                disable_write_ahead_logging ? 1 : 0, static_cast<long long>(write_ahead_log_buffer >> 10));
   return buf;
 }
 

@@ -1,11 +1,11 @@
 // Store settings as RocksDB options: see store_options.h. Apart from the rest of
 // StoreOptions, so that programs without a store (the RPC client) do not link RocksDB.
-#include "deltameta/store_options.h"
-
 #include <rocksdb/cache.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/memtablerep.h>
 #include <rocksdb/table.h>
+
+#include "deltameta/store_options.h"
 
 namespace deltameta {
 

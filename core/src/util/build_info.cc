@@ -18,11 +18,11 @@ nlohmann::json BuildInfoJson() {
       {"git_revision", DELTAMETA_GIT_REVISION},
       {"build_type", DELTAMETA_BUILD_TYPE},
       {"compiler", DELTAMETA_COMPILER},
-      {"rocksdb", std::to_string(ROCKSDB_MAJOR) + "." + std::to_string(ROCKSDB_MINOR) + "." +
-                      std::to_string(ROCKSDB_PATCH)},
+      {"rocksdb",
+       std::to_string(ROCKSDB_MAJOR) + "." + std::to_string(ROCKSDB_MINOR) + "." + std::to_string(ROCKSDB_PATCH)},
 #ifdef DELTAMETA_WITH_SNAPPY
-      {"snappy", std::to_string(SNAPPY_MAJOR) + "." + std::to_string(SNAPPY_MINOR) + "." +
-                     std::to_string(SNAPPY_PATCHLEVEL)},
+      {"snappy",
+       std::to_string(SNAPPY_MAJOR) + "." + std::to_string(SNAPPY_MINOR) + "." + std::to_string(SNAPPY_PATCHLEVEL)},
 #else
       {"snappy", nullptr},
 #endif

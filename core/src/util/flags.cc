@@ -25,8 +25,7 @@ std::string Describe(int64_t min, int64_t max) {
 
 }  // namespace
 
-FlagSet::FlagSet(std::string tool, std::string summary)
-    : tool_(std::move(tool)), summary_(std::move(summary)) {}
+FlagSet::FlagSet(std::string tool, std::string summary) : tool_(std::move(tool)), summary_(std::move(summary)) {}
 
 void FlagSet::Int(const char* name, int64_t* value, int64_t min, int64_t max, const char* help) {
   flags_.push_back({name, Kind::kInt, value, min, max, help, std::to_string(*value), "", false});
@@ -123,9 +122,15 @@ nlohmann::json FlagSet::Values() const {
   nlohmann::json j = nlohmann::json::object();
   for (const auto& f : flags_) {
     switch (f.kind) {
-      case Kind::kInt: j[f.name] = *static_cast<const int64_t*>(f.value); break;
-      case Kind::kBool: j[f.name] = *static_cast<const bool*>(f.value); break;
-      case Kind::kString: j[f.name] = *static_cast<const std::string*>(f.value); break;
+      case Kind::kInt:
+        j[f.name] = *static_cast<const int64_t*>(f.value);
+        break;
+      case Kind::kBool:
+        j[f.name] = *static_cast<const bool*>(f.value);
+        break;
+      case Kind::kString:
+        j[f.name] = *static_cast<const std::string*>(f.value);
+        break;
       case Kind::kCompat:
         if (f.seen) j[f.name] = f.given;
         break;

@@ -54,9 +54,10 @@ std::string HeaderPreamble() {
   char date[64];
   std::time_t t = std::time(nullptr);
   std::strftime(date, sizeof(date), "%a %b %e %H:%M:%S %Y", std::localtime(&t));
-  return std::string("Date:       ") + date + "\n" + "CPU:        " +
-         std::to_string(std::thread::hardware_concurrency()) + " * " + ProcField("/proc/cpuinfo", "model name") +
-         "\n" + "CPUCache:   " + ProcField("/proc/cpuinfo", "cache size") + "\n";
+  return std::string("Date:       ") + date + "\n" +
+         "CPU:        " + std::to_string(std::thread::hardware_concurrency()) + " * " +
+         ProcField("/proc/cpuinfo", "model name") + "\n" + "CPUCache:   " + ProcField("/proc/cpuinfo", "cache size") +
+         "\n";
 }
 
 }  // namespace deltameta

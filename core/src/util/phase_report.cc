@@ -14,8 +14,8 @@ std::string ResultLine(const std::string& phase, const JobPhase& job) {
   const double micros = MicrosPerOp(job);
   const double mops = job.elapsed_s > 0 ? ops / job.elapsed_s / 1e6 : 0;
   char buf[256];
-  std::snprintf(buf, sizeof(buf), "==%-10s: %9.3f micros/op, %9.3f Mop/s, %15.3f s, %15llu ops", phase.c_str(),
-                micros, mops, job.elapsed_s, static_cast<unsigned long long>(job.counters.ops));
+  std::snprintf(buf, sizeof(buf), "==%-10s: %9.3f micros/op, %9.3f Mop/s, %15.3f s, %15llu ops", phase.c_str(), micros,
+                mops, job.elapsed_s, static_cast<unsigned long long>(job.counters.ops));
   return buf;
 }
 

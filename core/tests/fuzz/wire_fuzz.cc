@@ -47,9 +47,10 @@ void CheckHeader(std::string_view input) {
     Fail("ParseFrameHeader accepted a header but reports other fields than it holds", input);
   }
   if (FindCodec(h.type) == nullptr) {
-    Fail("ParseFrameHeader accepts a message type that WireCodecs() lacks: add its line to "
-         "core/tests/fuzz/wire_messages.h",
-         input.substr(0, kFrameHeaderBytes));
+    Fail(
+        "ParseFrameHeader accepts a message type that WireCodecs() lacks: add its line to "
+        "core/tests/fuzz/wire_messages.h",
+        input.substr(0, kFrameHeaderBytes));
   }
 }
 

@@ -50,8 +50,7 @@ inline const std::vector<WireCodec>& WireCodecs() {
       {MsgType::kIngestReply, "IngestReply", Reencode<IngestReply, DecodeIngestReply, EncodeIngestReply>},
       {MsgType::kInfoReply, "InfoReply", Reencode<InfoReply, DecodeInfoReply, EncodeInfoReply>},
       {MsgType::kStatsReply, "StatsReply", Reencode<StatsReply, DecodeStatsReply, EncodeStatsReply>},
-      {MsgType::kAttachShmReply, "AttachShmReply",
-       Reencode<OpStatus, DecodeAttachShmReply, EncodeAttachShmReply>},
+      {MsgType::kAttachShmReply, "AttachShmReply", Reencode<OpStatus, DecodeAttachShmReply, EncodeAttachShmReply>},
       {MsgType::kHelloReply, "HelloReply", Reencode<OpStatus, DecodeHelloReply, EncodeHelloReply>},
   };
   return codecs;
@@ -106,8 +105,8 @@ inline std::vector<std::string> SampleFrames() {
   EncodeStatReply(StatReply{OpStatus::kNotFound, SomeStat()}, 1, next());
   EncodeIngestReply(IngestReply{OpStatus::kIoError, "boom"}, 11, next());
   EncodeIngestReply(IngestReply{OpStatus::kOk, ""}, 11, next());
-  EncodeInfoReply(InfoReply{3, {"h0:1", "h0:2", "h0:3", "host-1.example:65535", "h1:2", std::string(255, 'h')}},
-                  5, next());
+  EncodeInfoReply(InfoReply{3, {"h0:1", "h0:2", "h0:3", "host-1.example:65535", "h1:2", std::string(255, 'h')}}, 5,
+                  next());
   EncodeInfoReply(InfoReply{2, {"h0:1", "h0:2", "h1:1", "h1:2"}}, 1, next());
   EncodeStatsReply(StatsReply{UINT64_MAX, uint64_t{1} << 40, true}, 6, next());
   EncodeStatsReply(StatsReply{123, 456, false}, 1, next());

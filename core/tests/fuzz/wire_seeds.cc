@@ -48,7 +48,8 @@ int main(int argc, char** argv) {
     std::snprintf(type, sizeof type, "0x%02x", t);
     if (known && !has_codec) return Die(std::string("message type ") + type + " has no codec" + fix);
     if (known && samples_of_type[t] == 0) return Die(std::string("message type ") + type + " has no sample" + fix);
-    if (!known && has_codec) return Die(std::string("WireCodecs() lists type ") + type + ", which ParseFrameHeader rejects");
+    if (!known && has_codec)
+      return Die(std::string("WireCodecs() lists type ") + type + ", which ParseFrameHeader rejects");
   }
   std::printf("wire_seeds: wrote %zu seed frames of %zu message types to %s\n", SampleFrames().size(),
               samples_of_type.size(), dir.c_str());

@@ -81,8 +81,8 @@ class JobsTest : public ::testing::Test {
 TEST_F(JobsTest, ClientWritesLocalStoresAndReadsThemBack) {
   const std::string json = dir_.path() + "/write.json";
   EXPECT_EQ(Client({"--fs_use_local=1", "--db=" + origin_, n_, "--read_phases=2", "--json=" + json}), 0);
-  auto mine = OpenMine(origin_, StoreLayout{StoreLayout::Kind::kOrigin, static_cast<uint32_t>(rank_),
-                                            static_cast<uint32_t>(ranks_)});
+  auto mine = OpenMine(
+      origin_, StoreLayout{StoreLayout::Kind::kOrigin, static_cast<uint32_t>(rank_), static_cast<uint32_t>(ranks_)});
   uint64_t entries = 0;
   EXPECT_TRUE(mine && mine->CountEntries(&entries).ok());
   EXPECT_EQ(entries, static_cast<uint64_t>(kFilesPerRank));
@@ -102,8 +102,8 @@ TEST_F(JobsTest, ClientWritesLocalStoresAndReadsThemBack) {
 
   // A later job reads the stores back read-only; the write phase's stores are refused to
   // another one, which would overwrite them.
-  const std::vector<std::string> read = {"--fs_use_local=1", "--db=" + origin_, n_, "--write_phases=0",
-                                         "--read_phases=1", "--use_existing_fs=1"};
+  const std::vector<std::string> read = {"--fs_use_local=1", "--db=" + origin_, n_,
+                                         "--write_phases=0", "--read_phases=1", "--use_existing_fs=1"};
   EXPECT_EQ(Client(read), 0);
   EXPECT_EQ(Client({"--fs_use_local=1", "--db=" + origin_, n_}), 1);
   // More files per rank than were written: every rank misses some, and the job fails
@@ -145,9 +145,9 @@ TEST_F(JobsTest, CompactorPartitionsTheWritePhasesStores) {
   EXPECT_EQ(Compactor({"--src_dir=" + origin_, "--dst_dir=" + compact}), 1);
   EXPECT_EQ(Compactor({"--src_dir=" + origin_, "--dst_dir=" + compact, "--overwrite=1"}), 0);
   EXPECT_EQ(Compactor({"--src_dir=" + compact, "--dst_dir=" + dir_.path() + "/again"}), 1);
-  EXPECT_EQ(Client({"--fs_use_local=1", "--db=" + compact, n_, "--write_phases=0", "--read_phases=1",
-                    "--use_existing_fs=1"}),
-            1);
+  EXPECT_EQ(
+      Client({"--fs_use_local=1", "--db=" + compact, n_, "--write_phases=0", "--read_phases=1", "--use_existing_fs=1"}),
+      1);
   EXPECT_EQ(Compactor({"--src_dir=" + origin_}), 2);
 }
 

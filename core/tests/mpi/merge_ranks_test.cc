@@ -1,12 +1,13 @@
 // MergeRanks under a real MPI job (ctest runs this binary on 4 ranks): the merged phase is
 // exact, and merging costs no rank a lasting pool of MPI memory.
-#include <gtest/gtest.h>
-#include <mpi.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+#include <gtest/gtest.h>
+#include <mpi.h>
 
 #include "jobs/job_report.h"
 #include "jobs/mpi_util.h"

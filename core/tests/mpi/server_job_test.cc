@@ -3,6 +3,8 @@
 // failed starts, which leave no store behind. The tests are collective: a check that fails
 // on some ranks only must not end the test there (the others would wait for it), so the
 // checks before a collective call use EXPECT, not ASSERT.
+#include "jobs/server_job.h"
+
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -24,7 +26,6 @@
 #include "deltameta/layout.h"
 #include "deltameta/store.h"
 #include "jobs/mpi_util.h"
-#include "jobs/server_job.h"
 #include "mpi_test.h"
 
 namespace deltameta {

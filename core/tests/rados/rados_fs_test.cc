@@ -3,7 +3,8 @@
 // second process, a RocksDB store with bulk ingestion, and the errors users can meet.
 // ctest starts a throw-away cluster (scripts/ceph-cluster.sh) and sets CEPH_CONF; the pool
 // is $CEPH_POOL or "deltameta". The second process is the deltameta_storage tool.
-#include <rados/librados.h>
+#include "rados/rados_fs.h"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -12,12 +13,12 @@
 #include <set>
 
 #include <gtest/gtest.h>
+#include <rados/librados.h>
 #include <rocksdb/env.h>
 #include <rocksdb/file_system.h>
 
 #include "deltameta/storage.h"
 #include "deltameta/store.h"
-#include "rados/rados_fs.h"
 #include "store/table_writer.h"
 
 namespace deltameta {
@@ -67,8 +68,9 @@ class PoolObjects {
 class RadosFsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const std::string uri = "rados://" + Pool() + "/" + ::testing::UnitTest::GetInstance()->current_test_info()->name() +
-                            "-" + std::to_string(getpid());
+    const std::string uri = "rados://" + Pool() + "/" +
+                            ::testing::UnitTest::GetInstance()->current_test_info()->name() + "-" +
+                            std::to_string(getpid());
     std::string error;
     ASSERT_TRUE(StorageLocation::Resolve(uri, &root_, &error)) << error;
     ASSERT_TRUE(root_.CreateDirs().ok());
@@ -178,7 +180,8 @@ TEST_F(RadosFsTest, TheObjectCacheKeepsWholeObjectsUpToItsSize) {
   ASSERT_TRUE(got == data);
   std::string id;
   for (const std::string& name : pool.Names()) {
-    if (!before.count(name) && name.size() > 2 && name.compare(name.size() - 2, 2, ".1") == 0) id = name.substr(0, name.size() - 2);
+    if (!before.count(name) && name.size() > 2 && name.compare(name.size() - 2, 2, ".1") == 0)
+      id = name.substr(0, name.size() - 2);
   }
   ASSERT_FALSE(id.empty());
   for (const char* chunk : {".1", ".2", ".3"}) ASSERT_EQ(rados_remove(pool.io(), (id + chunk).c_str()), 0) << chunk;
@@ -294,7 +297,8 @@ TEST_F(RadosFsTest, AnotherProcessSeesTheTree) {
   // What deltameta did not write stays.
   ASSERT_TRUE(env_->CreateDir(P("foreign")).ok());
   WriteFile("foreign/notes", "mine");
-  EXPECT_NE(std::system((std::string(STORAGE_TOOL) + " rm " + root_.Child("foreign").uri() + " 2>/dev/null").c_str()), 0);
+  EXPECT_NE(std::system((std::string(STORAGE_TOOL) + " rm " + root_.Child("foreign").uri() + " 2>/dev/null").c_str()),
+            0);
   EXPECT_TRUE(env_->FileExists(P("foreign/notes")).ok());
 }
 

@@ -35,12 +35,12 @@ TEST(ClientFlagsTest, DefaultsAreTheSeedGuidesRpcClient) {
 
 TEST(ClientFlagsTest, ParsesEveryFlag) {
   ClientFlags f;
-  EXPECT_EQ(Parse({"--n=5", "--share_dir=0", "--random_order=0", "--write_phases=0", "--read_phases=3",
-                   "--fs_use_local=1", "--db=/x", "--use_existing_fs=1", "--rpc_transport=tcp", "--rpc_timeout=9",
-                   "--verify_total=0", "--cpu_affinity=0", "--json=/j", "--skip_fs_checks=1",
-                   "--info_svr_uri=tcp://h:1"},
-                  &f),
-            "");
+  EXPECT_EQ(
+      Parse({"--n=5", "--share_dir=0", "--random_order=0", "--write_phases=0", "--read_phases=3", "--fs_use_local=1",
+             "--db=/x", "--use_existing_fs=1", "--rpc_transport=tcp", "--rpc_timeout=9", "--verify_total=0",
+             "--cpu_affinity=0", "--json=/j", "--skip_fs_checks=1", "--info_svr_uri=tcp://h:1"},
+            &f),
+      "");
   EXPECT_EQ(f.n, 5);
   EXPECT_FALSE(f.share_dir || f.random_order || f.verify_total || f.cpu_affinity);
   EXPECT_EQ(f.write_phases, 0);
@@ -75,11 +75,11 @@ TEST(ClientFlagsTest, ChecksTheFlagsTogether) {
     ClientFlags f;
     EXPECT_EQ(Parse(args, &f), message);
   }
-  for (std::vector<std::string> ok : {std::vector<std::string>{"--bk=1", "--db=/x"},
-                                      {"--fs_use_local=1", "--db=/x", "--read_phases=2"},
-                                      {"--fs_use_local=1", "--db=/x", "--write_phases=0", "--read_phases=1",
-                                       "--use_existing_fs=1"},
-                                      {"--write_phases=0", "--read_phases=1", "--rpc_transport=unix"}}) {
+  for (std::vector<std::string> ok :
+       {std::vector<std::string>{"--bk=1", "--db=/x"},
+        {"--fs_use_local=1", "--db=/x", "--read_phases=2"},
+        {"--fs_use_local=1", "--db=/x", "--write_phases=0", "--read_phases=1", "--use_existing_fs=1"},
+        {"--write_phases=0", "--read_phases=1", "--rpc_transport=unix"}}) {
     ClientFlags f;
     EXPECT_EQ(Parse(ok, &f), "") << ok[0];
   }

@@ -99,8 +99,7 @@ TEST_F(ClientStoreModesTest, BulkModeNeedsATableDirectoryItCanCreate) {
   flags_.db = dir_.path() + "/file";
   std::string error;
   EXPECT_EQ(StartBulkBackend(flags_, RankOf(0, 1), nullptr, StoreOptions(), &error), nullptr);
-  EXPECT_EQ(error.find("cannot create the bulk-insertion table directory " + dir_.path() + "/file/r0: "), 0u)
-      << error;
+  EXPECT_EQ(error.find("cannot create the bulk-insertion table directory " + dir_.path() + "/file/r0: "), 0u) << error;
 }
 
 TEST(MemtableEntriesTest, CoversTheMemtableItsSlackAndOneLogBuffer) {

@@ -38,8 +38,8 @@ TEST(CompactorFlagsTest, NeedsBothRoots) {
 TEST(CompactorFlagsTest, ParsesItsFlagsAndAcceptsTheSeedGuidesRpcFlags) {
   CompactorFlags f;
   nlohmann::json values;
-  EXPECT_EQ(Parse({"--src_dir=/s", "--dst_dir=/d", "--overwrite=1", "--batch_kb=4", "--json=/j",
-                   "--rpc_threads=8", "--rpc_timeout=5", "--rpc_batch_min=1"},
+  EXPECT_EQ(Parse({"--src_dir=/s", "--dst_dir=/d", "--overwrite=1", "--batch_kb=4", "--json=/j", "--rpc_threads=8",
+                   "--rpc_timeout=5", "--rpc_batch_min=1"},
                   &f, &values),
             "");
   EXPECT_TRUE(f.overwrite);

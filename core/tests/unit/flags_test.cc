@@ -64,8 +64,8 @@ TEST_F(FlagsTest, KeepsDefaultsOfFlagsNotGiven) {
 }
 
 TEST_F(FlagsTest, BoolSpellings) {
-  const std::pair<const char*, bool> spellings[] = {{"--on=1", true}, {"--on=true", true}, {"--on=0", false},
-                                                     {"--on=false", false}};
+  const std::pair<const char*, bool> spellings[] = {
+      {"--on=1", true}, {"--on=true", true}, {"--on=0", false}, {"--on=false", false}};
   for (const auto& [arg, want] : spellings) {
     on_ = !want;
     ASSERT_EQ(Parse({arg}), FlagSet::Result::kOk) << arg << ": " << error_;
@@ -82,9 +82,7 @@ TEST_F(FlagsTest, Help) {
   EXPECT_EQ(Parse({"--num=1", "-h"}), FlagSet::Result::kHelp);
 }
 
-TEST_F(FlagsTest, UnknownFlag) {
-  EXPECT_NE(ErrorOf({"--nmu=1"}).find("--nmu"), std::string::npos);
-}
+TEST_F(FlagsTest, UnknownFlag) { EXPECT_NE(ErrorOf({"--nmu=1"}).find("--nmu"), std::string::npos); }
 
 TEST_F(FlagsTest, MalformedArguments) {
   for (const char* arg : {"--num", "num=1", "-num=1", "--=1", "num"}) {
@@ -93,8 +91,8 @@ TEST_F(FlagsTest, MalformedArguments) {
 }
 
 TEST_F(FlagsTest, BadIntValues) {
-  for (const char* arg : {"--num=101", "--num=-6", "--num=abc", "--num=12x", "--num=", "--num=1.5",
-                          "--num=99999999999999999999"}) {
+  for (const char* arg :
+       {"--num=101", "--num=-6", "--num=abc", "--num=12x", "--num=", "--num=1.5", "--num=99999999999999999999"}) {
     std::string error = ErrorOf({arg});
     EXPECT_NE(error.find("--num"), std::string::npos) << arg << ": " << error;
   }

@@ -12,8 +12,20 @@ namespace deltameta {
 namespace {
 
 TEST(HistogramTest, BucketBoundsContainTheirValues) {
-  std::vector<uint64_t> values = {0, 1, 15, 16, 17, 31, 32, 33, 1000, uint64_t{1} << 63, (uint64_t{1} << 63) - 1,
-                                  (uint64_t{1} << 63) + 1, UINT64_MAX - 1, UINT64_MAX};
+  std::vector<uint64_t> values = {0,
+                                  1,
+                                  15,
+                                  16,
+                                  17,
+                                  31,
+                                  32,
+                                  33,
+                                  1000,
+                                  uint64_t{1} << 63,
+                                  (uint64_t{1} << 63) - 1,
+                                  (uint64_t{1} << 63) + 1,
+                                  UINT64_MAX - 1,
+                                  UINT64_MAX};
   for (int shift = 0; shift < 64; shift++) {
     uint64_t p = uint64_t{1} << shift;
     values.insert(values.end(), {p - 1, p, p + 1, p + p / 3});

@@ -15,8 +15,8 @@ namespace {
 TEST(KeyTest, RoundTrip) {
   const std::string binary("a\0b\xff", 4);
   for (uint64_t dir : {uint64_t{0}, uint64_t{1}, uint64_t{0x0102030405060708}, UINT64_MAX}) {
-    for (const std::string& name : {std::string("a"), std::string("f3.1a2b"), binary,
-                                    std::string(kMaxNameBytes, 'z')}) {
+    for (const std::string& name :
+         {std::string("a"), std::string("f3.1a2b"), binary, std::string(kMaxNameBytes, 'z')}) {
       std::string key = EncodeKey(dir, name);
       ASSERT_EQ(key.size(), kDirIdBytes + name.size());
       uint64_t got_dir = 0;
@@ -69,8 +69,8 @@ TEST(KeyTest, RejectsMalformedKeys) {
   uint64_t dir = 0;
   std::string_view name;
   EXPECT_FALSE(DecodeKey("", &dir, &name));
-  EXPECT_FALSE(DecodeKey("1234567", &dir, &name));                               // too short
-  EXPECT_FALSE(DecodeKey(std::string(kDirIdBytes, '\0'), &dir, &name));          // empty name
+  EXPECT_FALSE(DecodeKey("1234567", &dir, &name));                       // too short
+  EXPECT_FALSE(DecodeKey(std::string(kDirIdBytes, '\0'), &dir, &name));  // empty name
   EXPECT_FALSE(DecodeKey(std::string(kDirIdBytes + kMaxNameBytes + 1, 'n'), &dir, &name));
   EXPECT_TRUE(DecodeKey(std::string(kDirIdBytes + kMaxNameBytes, 'n'), &dir, &name));
   EXPECT_TRUE(DecodeKey(std::string(kDirIdBytes + 1, 'n'), &dir, &name));

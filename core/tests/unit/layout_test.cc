@@ -45,10 +45,10 @@ TEST(LayoutTest, RejectsMissingMarker) {
 
 TEST(LayoutTest, RejectsMalformedMarkers) {
   TempDir dir;
-  for (const char* text : {"", "deltameta-store", "deltameta-store 1 partition 0", "other-store 1 partition 0 1\n",
-                           "deltameta-store 2 partition 0 1\n", "deltameta-store 1 shard 0 1\n",
-                           "deltameta-store 1 partition 4 4\n", "deltameta-store 1 partition -1 4\n",
-                           "deltameta-store 1 partition 0 0\n", "deltameta-store 1 origin 0 x\n"}) {
+  for (const char* text :
+       {"", "deltameta-store", "deltameta-store 1 partition 0", "other-store 1 partition 0 1\n",
+        "deltameta-store 2 partition 0 1\n", "deltameta-store 1 shard 0 1\n", "deltameta-store 1 partition 4 4\n",
+        "deltameta-store 1 partition -1 4\n", "deltameta-store 1 partition 0 0\n", "deltameta-store 1 origin 0 x\n"}) {
     WriteMarker(dir.path(), text);
     StoreLayout out;
     std::string error;
@@ -61,13 +61,12 @@ TEST(LayoutTest, RejectsMalformedMarkers) {
 // different (or zero, i.e. division by zero in PartitionOf) partition count.
 TEST(LayoutTest, RejectsIndexOrCountBeyondUint32) {
   TempDir dir;
-  for (const char* text : {"deltameta-store 1 partition 0 4294967296\n",
-                           "deltameta-store 1 partition 4294967296 4294967297\n"}) {
+  for (const char* text :
+       {"deltameta-store 1 partition 0 4294967296\n", "deltameta-store 1 partition 4294967296 4294967297\n"}) {
     WriteMarker(dir.path(), text);
     StoreLayout out;
     std::string error;
-    EXPECT_FALSE(ReadLayout(dir.location(), &out, &error))
-        << "'" << text << "' read as " << out.Describe();
+    EXPECT_FALSE(ReadLayout(dir.location(), &out, &error)) << "'" << text << "' read as " << out.Describe();
   }
 }
 
@@ -76,9 +75,9 @@ TEST(LayoutTest, CheckAcceptsOnlyTheExpectedLayout) {
   std::string error;
   EXPECT_TRUE(CheckLayout("/db/r1", expected, expected, &error));
   EXPECT_EQ(error, "");
-  for (const StoreLayout& found : {StoreLayout{StoreLayout::Kind::kPartition, 1, 3},
-                                   StoreLayout{StoreLayout::Kind::kOrigin, 0, 3},
-                                   StoreLayout{StoreLayout::Kind::kOrigin, 1, 2}}) {
+  for (const StoreLayout& found :
+       {StoreLayout{StoreLayout::Kind::kPartition, 1, 3}, StoreLayout{StoreLayout::Kind::kOrigin, 0, 3},
+        StoreLayout{StoreLayout::Kind::kOrigin, 1, 2}}) {
     SCOPED_TRACE(found.Describe());
     EXPECT_FALSE(CheckLayout("/db/r1", found, expected, &error));
     EXPECT_EQ(error, "/db/r1 holds " + found.Describe() + ", expected origin store 1 of 3");

@@ -2,10 +2,11 @@
 // system when freed, even after glibc would have raised its threshold.
 #include "util/malloc_policy.h"
 
-#include <gtest/gtest.h>
 #include <malloc.h>
 
 #include <cstdlib>
+
+#include <gtest/gtest.h>
 
 namespace deltameta {
 namespace {

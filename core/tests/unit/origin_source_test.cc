@@ -70,11 +70,11 @@ TEST_F(OriginSourceTest, FindsEveryOriginStoreOfTheWritePhase) {
 
 TEST_F(OriginSourceTest, RefusesWhatIsNotAWritePhase) {
   uint32_t count = 0;
-  EXPECT_EQ(Find(&count),
-            "source " + root_ + " does not exist: pass the --db of a DeltaFS write phase as --src_dir");
+  EXPECT_EQ(Find(&count), "source " + root_ + " does not exist: pass the --db of a DeltaFS write phase as --src_dir");
   std::filesystem::create_directories(root_ + "/r0");
-  EXPECT_EQ(Find(&count), root_ + "/r0 is not a deltameta store (no DELTAMETA-LAYOUT): pass the --db of a DeltaFS "
-                                  "write phase as --src_dir");
+  EXPECT_EQ(Find(&count), root_ +
+                              "/r0 is not a deltameta store (no DELTAMETA-LAYOUT): pass the --db of a DeltaFS "
+                              "write phase as --src_dir");
   std::filesystem::remove_all(root_);
   WriteStore(StoreLayout{StoreLayout::Kind::kPartition, 0, 1}, 5);
   EXPECT_EQ(Find(&count), root_ + "/r0 holds partition 0 of 1, expected origin store 0 of 1");

@@ -4,8 +4,6 @@
 // connection starts with the job's secret: a wrong or missing one fails Connect with one
 // line, and a connection that starts with anything else is dropped. Partial frames and
 // idle connections time out; a channel in use is not idle.
-#include "rpc/rpc_client.h"
-
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -19,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include "rpc/rpc_client.h"
 #include "rpc/rpc_server.h"
 #include "rpc/secret.h"
 #include "temp_dir.h"
@@ -128,8 +127,10 @@ class SecretFileScope {
     setenv(kSecretFileEnv, path.c_str(), 1);
   }
   ~SecretFileScope() {
-    if (had_) setenv(kSecretFileEnv, old_.c_str(), 1);
-    else unsetenv(kSecretFileEnv);
+    if (had_)
+      setenv(kSecretFileEnv, old_.c_str(), 1);
+    else
+      unsetenv(kSecretFileEnv);
   }
 
  private:
@@ -226,8 +227,8 @@ TEST_F(RpcTransportTest, AClientWithoutTheSecretFileNamesIt) {
   StartServer(&handler);
   SecretFileScope client_file(tmp.path() + "/missing");
   std::string error;
-  EXPECT_FALSE(RpcClient::Connect("tcp://127.0.0.1:" + std::to_string(port_), milliseconds(5000), Transport::kShm,
-                                  &error));
+  EXPECT_FALSE(
+      RpcClient::Connect("tcp://127.0.0.1:" + std::to_string(port_), milliseconds(5000), Transport::kShm, &error));
   EXPECT_EQ(error.find("no secret file " + tmp.path() + "/missing: "), 0u) << error;
 }
 
@@ -258,7 +259,7 @@ TEST_F(RpcTransportTest, PartialFramesAndIdleConnectionsTimeOut) {
 
   using Clock = std::chrono::steady_clock;
   const auto silent_since = Clock::now();
-  int silent = RawConnect();  // never says hello: closed after the frame timeout
+  int silent = RawConnect();   // never says hello: closed after the frame timeout
   int partial = RawConnect();  // says hello, then starts a frame it never finishes
   int idle = RawConnect();     // says hello, then nothing: closed after the idle timeout
   ASSERT_GE(silent, 0);

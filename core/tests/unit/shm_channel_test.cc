@@ -112,8 +112,8 @@ TEST(ShmChannelTest, RequestAndReplyGoThroughTheChannel) {
   StatsReply r;
   std::string sent;
   EncodeStatsReply(StatsReply{1, 2, false}, 7, &sent);
-  EXPECT_TRUE(DecodeStatsReply(std::string_view(client_end->reply_slot() + kFrameHeaderBytes,
-                                                sent.size() - kFrameHeaderBytes), &r));
+  EXPECT_TRUE(DecodeStatsReply(
+      std::string_view(client_end->reply_slot() + kFrameHeaderBytes, sent.size() - kFrameHeaderBytes), &r));
   EXPECT_EQ(r.entries, 2u);
 }
 

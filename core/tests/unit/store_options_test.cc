@@ -110,8 +110,11 @@ TEST_F(StoreOptionsTest, RejectsMalformedValues) {
 
 TEST_F(StoreOptionsTest, RejectsOutOfRangeValues) {
   const std::pair<const char*, const char*> cases[] = {
-      {"DELTAFS_Db_memtable_size", "1024"}, {"DELTAFS_Db_bloom_bits", "65"}, {"DELTAFS_Db_level_factor", "-8"},
-      {"DELTAFS_Db_compression", "2"},      {"DELTAFS_Db_block_size", "99999999999999999999"},
+      {"DELTAFS_Db_memtable_size", "1024"},
+      {"DELTAFS_Db_bloom_bits", "65"},
+      {"DELTAFS_Db_level_factor", "-8"},
+      {"DELTAFS_Db_compression", "2"},
+      {"DELTAFS_Db_block_size", "99999999999999999999"},
   };
   for (const auto& [name, value] : cases) {
     std::string error = LoadWith(name, value);

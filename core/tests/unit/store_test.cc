@@ -200,9 +200,8 @@ TEST_F(StoreTest, ReadOnlyRejectsMalformedLayout) {
 
 TEST_F(StoreTest, ReadOnlyRefusesAnotherLayout) {
   CreateWith(10);
-  const StoreLayout others[] = {{StoreLayout::Kind::kOrigin, 1, 4},
-                                {StoreLayout::Kind::kOrigin, 2, 3},
-                                {StoreLayout::Kind::kPartition, 2, 4}};
+  const StoreLayout others[] = {
+      {StoreLayout::Kind::kOrigin, 1, 4}, {StoreLayout::Kind::kOrigin, 2, 3}, {StoreLayout::Kind::kPartition, 2, 4}};
   for (const StoreLayout& other : others) {
     SCOPED_TRACE(other.Describe());
     error_.clear();

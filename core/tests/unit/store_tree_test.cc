@@ -134,7 +134,10 @@ TEST(StoreTreeTest, NeverRootWorkingDirectoryOrHome) {
   const std::string saved_home = old_home ? old_home : "";
   setenv("HOME", work.c_str(), 1);
   EXPECT_FALSE(RemoveStoreTree(At(work), false, &tree, &error));
-  if (old_home) setenv("HOME", saved_home.c_str(), 1); else unsetenv("HOME");
+  if (old_home)
+    setenv("HOME", saved_home.c_str(), 1);
+  else
+    unsetenv("HOME");
   EXPECT_TRUE(fs::exists(work + "/CURRENT"));
 }
 

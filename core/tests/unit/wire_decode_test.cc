@@ -1,11 +1,11 @@
 // Tests wire.h body decoders: every malformed body is rejected, and random bodies never crash.
-#include "format/wire.h"
-
 #include <functional>
 #include <random>
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "format/wire.h"
 
 namespace deltameta {
 namespace {
@@ -198,9 +198,15 @@ TEST(WireDecodeTest, FuzzRandomBodies) {
         for (int m = 1 + rng() % 3; m > 0; m--) {
           size_t at = body.empty() ? 0 : rng() % body.size();
           switch (rng() % 3) {
-            case 0: if (!body.empty()) body[at] = byte(); break;
-            case 1: body.resize(at); break;
-            case 2: body.insert(body.begin() + at, byte()); break;
+            case 0:
+              if (!body.empty()) body[at] = byte();
+              break;
+            case 1:
+              body.resize(at);
+              break;
+            case 2:
+              body.insert(body.begin() + at, byte());
+              break;
           }
         }
       }

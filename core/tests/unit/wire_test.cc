@@ -130,10 +130,10 @@ TEST(WireTest, AttachShmRoundTrip) {
     EXPECT_EQ(out, cpu);
   }
   int cpu = 0;
-  EXPECT_FALSE(DecodeAttachShm("", &cpu));                                   // too short
+  EXPECT_FALSE(DecodeAttachShm("", &cpu));  // too short
   EXPECT_FALSE(DecodeAttachShm("x", &cpu));
-  EXPECT_FALSE(DecodeAttachShm(std::string("\1\0\0\0\0", 5), &cpu));        // trailing byte
-  EXPECT_FALSE(DecodeAttachShm(std::string("\1\0\1\0", 4), &cpu));           // CPU 65537: out of range
+  EXPECT_FALSE(DecodeAttachShm(std::string("\1\0\0\0\0", 5), &cpu));  // trailing byte
+  EXPECT_FALSE(DecodeAttachShm(std::string("\1\0\1\0", 4), &cpu));    // CPU 65537: out of range
   for (OpStatus status : {OpStatus::kOk, OpStatus::kUnsupported}) {
     EncodeAttachShmReply(status, 13, &frame);
     OpStatus out = OpStatus::kIoError;
