@@ -11,6 +11,7 @@ packages=(
   munge slurmctld slurmd slurm-client  # the Slurm profile's one-host test cluster (scripts/slurm-cluster.sh)
   valgrind
   clang libclang-rt-14-dev  # the wire decoders' fuzz test (scripts/fuzz-wire.sh): clang with libFuzzer
+  clang-format  # the core's C++ style (.clang-format), checked by tests/workflow/test_lint.py
 )
 
 missing=()

@@ -105,7 +105,7 @@ class Storage:
             res = subprocess.run(cmd, capture_output=True, text=True, timeout=self.timeout,
                                  env=dict(os.environ, **self.env()))
         except subprocess.TimeoutExpired:
-            raise JobError(f"deltameta_storage {args[0]} {args[1]}: did not finish within {self.timeout} s")
+            raise JobError(f"deltameta_storage {args[0]} {args[1]}: did not finish within {self.timeout} s") from None
         self.log.write(res.stdout + res.stderr)
         self.log.flush()
         if res.returncode != 0:

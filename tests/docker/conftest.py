@@ -30,7 +30,8 @@ def docker_unavailable():
 def run(*cmd, timeout=900, check=True, **kw):
     res = subprocess.run(list(cmd), capture_output=True, text=True, timeout=timeout, **kw)
     if check:
-        assert res.returncode == 0, f"{' '.join(cmd)} exited {res.returncode}:\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}"
+        assert res.returncode == 0, (f"{' '.join(cmd)} exited {res.returncode}:\n{res.stdout[-3000:]}\n"
+                                     f"{res.stderr[-3000:]}")
     return res
 
 
@@ -118,7 +119,8 @@ def three_node_cluster(project, image):
         if first.returncode != 0:
             # Once seen on CI's machine only, for the first cluster of a test session: the
             # start-up report goes into the warnings summary, and one more start is tried.
-            warnings.warn(f"{project}: the first start failed, starting again:\n{first.stdout}{first.stderr}")
+            warnings.warn(f"{project}: the first start failed, starting again:\n{first.stdout}{first.stderr}",
+                          stacklevel=2)
             cluster("down")
             cluster("up", "--nodes", "3", "--out", out, timeout=300)
         yield cluster

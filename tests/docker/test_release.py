@@ -20,7 +20,8 @@ from conftest import REPO, run
 
 GIT_ID = {"GIT_AUTHOR_NAME": "test", "GIT_AUTHOR_EMAIL": "test@localhost",
           "GIT_COMMITTER_NAME": "test", "GIT_COMMITTER_EMAIL": "test@localhost"}
-VERSION = re.search(r"project\(deltameta VERSION (\d+\.\d+\.\d+)", open(os.path.join(REPO, "core", "CMakeLists.txt")).read())[1]
+with open(os.path.join(REPO, "core", "CMakeLists.txt")) as _cmake:
+    VERSION = re.search(r"project\(deltameta VERSION (\d+\.\d+\.\d+)", _cmake.read())[1]
 
 
 def git(work, *args):
@@ -96,7 +97,8 @@ def test_release_holds_the_tagged_commit_with_checksums(release):
         f"{name}-{part}.tar.gz" for part in ("source", "image", "wheels", "reference")])
     run("sha256sum", "--quiet", "-c", "SHA256SUMS", cwd=dist)
     doc = json.loads((dist / "RELEASE.json").read_text())
-    assert doc["commit"] == git(work, "rev-parse", f"v{VERSION}^{{commit}}").strip() == git(work, "rev-parse", "HEAD").strip()
+    tagged = git(work, "rev-parse", f"v{VERSION}^{{commit}}").strip()
+    assert doc["commit"] == tagged == git(work, "rev-parse", "HEAD").strip()
     assert doc["image"]["tag"] == f"deltameta:{VERSION}" and doc["image"]["id"].startswith("sha256:")
     with tarfile.open(dist / f"{name}-source.tar.gz") as tar:
         names = set(tar.getnames())

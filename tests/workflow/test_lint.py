@@ -1,9 +1,11 @@
-"""The workflow's code passes its linters: `snakemake --lint` reports nothing but the lints
+"""The project's code passes its linters: `snakemake --lint` reports nothing but the lints
 accepted below (each with its reason), `snakefmt --check` (settings in pyproject.toml)
-would change nothing, and the CI workflow file is valid for GitHub Actions
-(check-jsonschema's built-in schema, which needs no network)."""
+would change nothing, ruff finds nothing in any Python file (pyproject.toml), clang-format
+would change no C++ file of core/ (.clang-format), and the CI workflow file is valid for
+GitHub Actions (check-jsonschema's built-in schema, which needs no network)."""
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -56,3 +58,20 @@ def test_ci_workflow_is_valid_for_github_actions():
                           os.path.join(REPO, ".github", "workflows", "ci.yml")], capture_output=True, text=True,
                          timeout=300)
     assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_ruff_finds_nothing():
+    res = subprocess.run([os.path.join(BIN, "ruff"), "check", "--no-cache", REPO], capture_output=True, text=True,
+                         cwd=REPO, timeout=300)
+    assert res.returncode == 0, "ruff (settings in pyproject.toml): fix these:\n" + res.stdout[-4000:] + res.stderr
+
+
+def test_core_is_clang_formatted():
+    assert shutil.which("clang-format"), "clang-format is not installed: run scripts/install-deps.sh"
+    files = subprocess.run(["git", "-C", REPO, "ls-files", "-co", "--exclude-standard", "core/*.cc", "core/*.h"],
+                           capture_output=True, text=True, check=True).stdout.split()
+    assert len(files) > 50
+    res = subprocess.run(["clang-format", "--dry-run", "--Werror", *files], capture_output=True, text=True, cwd=REPO,
+                         timeout=300)
+    assert res.returncode == 0, ("clang-format: run `clang-format -i $(git ls-files 'core/*.cc' 'core/*.h')`:\n"
+                                 + res.stderr[-4000:])

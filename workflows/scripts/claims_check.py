@@ -48,7 +48,8 @@ def load_claims(path):
             raise ValueError(f"{where}: missing {', '.join(sorted(missing))}")
         unknown = set(c) - FIELDS
         if unknown:
-            raise ValueError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} (known: {', '.join(sorted(FIELDS))})")
+            known = ", ".join(sorted(FIELDS))
+            raise ValueError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} (known: {known})")
         if c["id"] in seen:
             raise ValueError(f"{where}: the id is used twice")
         seen.add(c["id"])
@@ -106,7 +107,7 @@ def _number(row, column, what):
         try:
             v = float(v)
         except ValueError:
-            raise MissingData(f"{what}: no {column} (the column is empty or missing in summary.csv)")
+            raise MissingData(f"{what}: no {column} (the column is empty or missing in summary.csv)") from None
     if v != v:
         raise MissingData(f"{what}: {column} is not a number")
     return float(v)

@@ -27,7 +27,7 @@ def panel(ax, r):
         return
     xs = [p["client_ranks"] for p in pts]
     med = [p["median"] for p in pts]
-    err = [[m - p["min"] for m, p in zip(med, pts)], [p["max"] - m for m, p in zip(med, pts)]]
+    err = [[m - p["min"] for m, p in zip(med, pts, strict=True)], [p["max"] - m for m, p in zip(med, pts, strict=True)]]
     low, high = r["accepted"][0], r["accepted"][1]
     values = med + [p["min"] for p in pts] + [p["max"] for p in pts] + [low] + ([high] if high else [])
     top = max(values + ([r["paper_value"]] if r.get("paper_value") else []))
@@ -59,7 +59,7 @@ def main(sm):
     cols = 2
     rows = max(1, math.ceil(len(claims) / cols))
     fig, axes = plt.subplots(rows, cols, figsize=(9, 2.8 * rows), squeeze=False)
-    for ax, r in zip(axes.flat, claims):
+    for ax, r in zip(axes.flat, claims, strict=False):  # the grid may have more axes than claims
         panel(ax, r)
     for ax in list(axes.flat)[len(claims):]:
         ax.axis("off")

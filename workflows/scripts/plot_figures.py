@@ -41,7 +41,7 @@ def median_with_range(ax, xs, groups, **style):
     med = [m for m, _, _ in stats]
     err = [[m - lo for m, lo, _ in stats], [hi - m for m, _, hi in stats]]
     ax.errorbar(xs, med, yerr=err, capsize=3, **style)
-    for x, g in zip(xs, groups):
+    for x, g in zip(xs, groups, strict=True):
         ax.plot([x] * len(g), g, linestyle="none", marker=".", markersize=3, alpha=0.5, color=style.get("color"))
 
 

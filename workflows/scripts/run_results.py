@@ -65,4 +65,4 @@ def rows(paths):
                            git_revision=d["build"]["git_revision"],
                            hosts=(d.get("placement") or {}).get("hosts", 1))
             except (KeyError, TypeError, json.JSONDecodeError) as e:
-                raise ValueError(f"{path}:{number}: malformed phase result ({e!r})")
+                raise ValueError(f"{path}:{number}: malformed phase result ({e!r})") from None

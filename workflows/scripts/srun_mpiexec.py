@@ -68,7 +68,8 @@ def srun_command(ranks, hosts, program, step_name):
     cmd += ["--overlap", "--overcommit", "--kill-on-bad-exit=1", "--job-name", step_name, "--ntasks", str(ranks)]
     if hosts:
         names = dict(pair.split("=", 1) for pair in os.environ.get("DELTAMETA_SLURM_NODES", "").split() if "=" in pair)
-        hosts = [names.get(h, h) for h in hosts[:ranks]]  # fewer ranks than hosts: the first hosts, as mpiexec -hosts does
+        # fewer ranks than hosts: the first hosts, as mpiexec -hosts does
+        hosts = [names.get(h, h) for h in hosts[:ranks]]
         cmd += ["--nodes", str(len(hosts)), "--nodelist", ",".join(hosts), "--distribution", "cyclic"]
     return cmd + program
 

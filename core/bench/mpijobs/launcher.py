@@ -19,7 +19,7 @@ def read_hostfile(path):
         with open(path) as f:
             lines = [line.split("#", 1)[0].strip() for line in f]
     except OSError as e:
-        raise JobError(f"hostfile {path}: {e.strerror}: set mpi.hostfile to a readable MPICH hostfile")
+        raise JobError(f"hostfile {path}: {e.strerror}: set mpi.hostfile to a readable MPICH hostfile") from None
     hosts = [line.split(":", 1)[0] for line in lines if line]
     if not hosts:
         raise JobError(f"hostfile {path} names no host")

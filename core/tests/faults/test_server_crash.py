@@ -52,7 +52,8 @@ class ServerCrash(unittest.TestCase):
             addresses = harness.server_addresses(srv)
             client = self.s.start("client%d" % attempt, 2, "deltameta_client",
                                   flags(n=400000, read_phases=0, info_svr_uri=srv.uri, rpc_timeout=3))
-            harness.wait_until(lambda: harness.count_entries(addresses) > 0, 30, "the first inserts")
+            harness.wait_until(lambda addresses=addresses: harness.count_entries(addresses) > 0, 30,
+                               "the first inserts")
             time.sleep(rng.uniform(0.0, 1.5))
             acknowledged = harness.count_entries(addresses)
             time.sleep(3 * FLUSH_MS / 1000)

@@ -72,7 +72,7 @@ class Secret(unittest.TestCase):
     def test_a_connection_must_start_with_a_hello(self):
         create = frame(MSG_CREATE, key_body(1, b"intruder") + STAT)
         lstat = frame(MSG_LSTAT, key_body(1, b"f0.0"))
-        for i, request in enumerate((create, lstat, create + create)):
+        for request in (create, lstat, create + create):
             for address in self.ranks:
                 before = len(self.log_lines("first frame is not a hello"))
                 with harness.connect(address, authenticate=False) as raw:
@@ -81,7 +81,7 @@ class Secret(unittest.TestCase):
                         self.assertEqual(raw.recv(4096), b"", "the server answered a request without a hello")
                     except ConnectionResetError:
                         pass
-                harness.wait_until(lambda: len(self.log_lines("first frame is not a hello")) > before, 10,
+                harness.wait_until(lambda before=before: len(self.log_lines("first frame is not a hello")) > before, 10,
                                    "the server's log line")
                 line = self.log_lines("first frame is not a hello")[-1]
                 self.assertIn("dropped connection: first frame is not a hello", line)

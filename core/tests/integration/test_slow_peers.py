@@ -108,7 +108,7 @@ class SlowPeers(unittest.TestCase):
         self.assertLess(took, 4.0)
         for needle in ("dropped connection: no hello within 2 s of connecting from 127.0.0.1:",
                        "dropped connection: frame not complete within 2 s of its first byte from 127.0.0.1:"):
-            harness.wait_until(lambda: self.log_lines(needle), 10, "the log line " + needle)
+            harness.wait_until(lambda needle=needle: self.log_lines(needle), 10, "the log line " + needle)
             self.assertEqual(len(self.log_lines(needle)), 1, self.servers.job.stderr())
         # A peer that is slow but never stalls for the timeout is not dropped: a frame in
         # two halves a second apart.

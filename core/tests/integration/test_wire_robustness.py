@@ -72,7 +72,8 @@ class WireRobustness(unittest.TestCase):
                     if half_close:
                         bad.shutdown(socket.SHUT_WR)
                     self.assert_dropped(bad)
-                harness.wait_until(lambda: len(self.log_lines()) > before, 10, "the server's log line for " + what)
+                harness.wait_until(lambda before=before: len(self.log_lines()) > before, 10,
+                                   "the server's log line for " + what)
                 self.lstat_everywhere(good)
                 new = self.log_lines()[before:]
                 self.assertEqual(len(new), 1, new)
