@@ -55,7 +55,7 @@ MEMORY_SAMPLE_S = 0.05
 JOB_LABELS = {"svr": "servers", "cli": "client", "write": "DeltaFS write", "compact": "compaction",
               "read": "read client"}
 
-# (phase, goal in Mop/s): shared/DESIGN.md section 4.
+# (phase, goal in Mop/s): the project's performance goals, at 4 client ranks x 50,000 files.
 PHASES = [("run1 insert", 0.07), ("run1 lstat", 0.07), ("run2 bulk insert", 1.0), ("run2 lstat", 0.07),
           ("run3 DeltaFS insert", 1.0), ("run3 compaction", 0.7), ("run3 lstat", 0.06)]
 GOALS = dict(PHASES)
@@ -322,7 +322,8 @@ def aligned(head, lines):
     widths = [max(len(x[i]) for x in [head] + lines) for i in range(len(head))]
     out = []
     for i, line in enumerate([head] + lines):
-        out.append("  ".join(c.ljust(w) if j == 0 else c.rjust(w) for j, (c, w) in enumerate(zip(line, widths))))
+        cells = enumerate(zip(line, widths, strict=True))
+        out.append("  ".join(c.ljust(w) if j == 0 else c.rjust(w) for j, (c, w) in cells))
         if i == 0:
             out.append("  ".join("-" * w for w in widths))
     return "\n".join(out)
