@@ -65,6 +65,7 @@ rule all:
         f"{OUT}/results-table.md",
         f"{OUT}/claims.json",
         f"{OUT}/claims.md",
+        f"{OUT}/artifact-appendix.md",
         expand("{out}/figures/{figure}.{ext}", out=OUT, figure=FIGURES + ["claims"], ext=["pdf", "png"]),
 
 
@@ -78,5 +79,6 @@ localrules:
     provenance,
     figures,
     results_table,
+    artifact_appendix,
     claims,
     claims_figure,

@@ -126,3 +126,23 @@ rule claims_figure:
         f"Drawing every claim's measured ratio into {OUT}/figures/claims.png"
     script:
         "../scripts/plot_claims.py"
+
+
+rule artifact_appendix:
+    input:
+        source=APPENDIX_SOURCE,
+        build=BUILD_BENCHMARK,
+        benchmarks=all_run_benchmarks(),
+        claims=f"{OUT}/claims.md",
+        provenance=f"{OUT}/provenance.json",
+    output:
+        report(f"{OUT}/artifact-appendix.md", caption="../report/artifact_appendix.rst", category="Results"),
+    log:
+        f"{OUT}/logs/artifact_appendix.log",
+    params:
+        name=config["name"],
+        steps=run_steps(),
+    message:
+        "Writing the artifact appendix with this run's step times and claims into {output}"
+    script:
+        "../scripts/artifact_appendix.py"

@@ -18,6 +18,8 @@ rule build_core:
         tools=TOOLS,
     log:
         "results/logs/build_core.log",
+    benchmark:
+        BUILD_BENCHMARK
     # make -j with every core it is given (without threads, Snakemake sets OMP_NUM_THREADS=1,
     # which makes nproc, and so the build, use one)
     threads: lambda wildcards: workflow.cores

@@ -5,10 +5,12 @@ import os
 
 from snakemake.exceptions import WorkflowError
 
-from workflows.scripts.registry import SYSTEMS
+from workflows.scripts.registry import PHASES, SYSTEMS
 
 REPO = workflow.basedir
 TOOLS = "results/core/tools.json"  # the build rule's: where the core's tools are
+BUILD_BENCHMARK = "results/benchmarks/build_core.tsv"  # the build rule's wall time
+APPENDIX_SOURCE = os.path.join(REPO, "paper", "appendix.md")  # filled in by rule artifact_appendix
 FIGURES = [
     "insert_throughput",
     "lstat_throughput",
@@ -35,20 +37,52 @@ if UNKNOWN_SYSTEMS:
 
 def all_run_results():
     """The result file of every run of the configured systems."""
+    return run_files("path")
+
+
+def all_run_benchmarks():
+    """The wall-time file (the rule's `benchmark:`) of every run of the configured systems."""
+    return run_files("benchmark")
+
+
+def run_steps():
+    """[(step label, its runs' wall-time files)] per run rule of the configured systems, in
+    the registry's order of systems and phases, for the artifact appendix's time estimates."""
+    steps = []
+    for system in config["systems"]:
+        s = SYSTEMS[system]
+        for rule, result in sorted(s.results.items(), key=lambda item: PHASES.index(item[1].phases[0])):
+            part = rule.removeprefix(system.replace("-", "_")).lstrip("_")
+            label = f"run {s.run} {s.label}{', ' + part if part else ''} (`{rule}`)"
+            steps.append((label, expand_run(result.benchmark)))
+    return steps
+
+
+def run_files(field):
     return [
         path
         for system in config["systems"]
         for result in SYSTEMS[system].results.values()
-        for path in expand(
-            result.path,
-            backend=STORAGE,
-            ranks=config["client_ranks"],
-            servers=config["servers"],
-            readers=config["readers"],
-            n=N,
-            rep=REPS,
-        )
+        for path in expand_run(getattr(result, field))
     ]
+
+
+def expand_run(pattern):
+    """`pattern` (a run rule's file, with its wildcards) at every point of the matrix, each
+    file once (a pattern without {readers} or {servers} repeats across their values)."""
+    return list(
+        dict.fromkeys(
+            expand(
+                pattern,
+                backend=STORAGE,
+                ranks=config["client_ranks"],
+                servers=config["servers"],
+                readers=config["readers"],
+                n=N,
+                rep=REPS,
+            )
+        )
+    )
 
 
 wildcard_constraints:

@@ -7,7 +7,6 @@
 
 DELTAFS_RUN = os.path.dirname(run_result("deltafs_write"))
 DELTAFS_LOG = "results/logs/deltafs/{backend}/c{ranks}-n{n}/rep{rep}"
-DELTAFS_BENCHMARK = "results/benchmarks/deltafs/{backend}/c{ranks}-n{n}/rep{rep}"
 DELTAFS_FILES = " --work {params.work} --out {output.result} --log {log}"
 
 
@@ -20,7 +19,7 @@ rule deltafs_write:
     log:
         f"{DELTAFS_LOG}/write.log",
     benchmark:
-        f"{DELTAFS_BENCHMARK}/write.tsv"
+        run_benchmark("deltafs_write")
     threads: every_core
     resources:
         **run_resources("ranks"),
@@ -46,7 +45,7 @@ rule deltafs_compact:
     log:
         f"{DELTAFS_LOG}/r{{readers}}/compact.log",
     benchmark:
-        f"{DELTAFS_BENCHMARK}/r{{readers}}/compact.tsv"
+        run_benchmark("deltafs_compact")
     threads: every_core
     resources:
         **run_resources("readers"),
@@ -71,7 +70,7 @@ rule deltafs_read:
     log:
         f"{DELTAFS_LOG}/r{{readers}}/read.log",
     benchmark:
-        f"{DELTAFS_BENCHMARK}/r{{readers}}/read.tsv"
+        run_benchmark("deltafs_read")
     threads: every_core
     resources:
         **run_resources("ranks", "readers"),

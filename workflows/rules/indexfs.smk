@@ -18,7 +18,7 @@ rule indexfs:
     log:
         "results/logs/indexfs/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}.log",
     benchmark:
-        "results/benchmarks/indexfs/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}.tsv"
+        run_benchmark("indexfs")
     threads: every_core
     resources:
         **run_resources("ranks", "servers"),
@@ -38,7 +38,7 @@ rule indexfs_bulk:
     log:
         "results/logs/indexfs-bulk/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}.log",
     benchmark:
-        "results/benchmarks/indexfs-bulk/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}.tsv"
+        run_benchmark("indexfs_bulk")
     threads: every_core
     resources:
         **run_resources("ranks", "servers"),

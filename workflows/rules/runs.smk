@@ -31,6 +31,10 @@ def run_result(rule):
     return RESULTS[rule].path
 
 
+def run_benchmark(rule):
+    return RESULTS[rule].benchmark
+
+
 def run_title(system):
     """The start of a run rule's message: "Run <the paper's run number> <label>"."""
     return f"Run {SYSTEMS[system].run} {SYSTEMS[system].label}"

@@ -12,10 +12,13 @@ PHASES = ("insert", "compaction", "lstat")  # every phase a run reports
 
 
 class Result(NamedTuple):
-    """A run rule's result file, with the rule's wildcards, and the phases it holds."""
+    """A run rule's result file, with the rule's wildcards, the phases it holds, and the file
+    of its wall time (the rule's `benchmark:`, which the artifact appendix's time estimates
+    read)."""
 
     path: str
     phases: tuple
+    benchmark: str
 
 
 class System(NamedTuple):
@@ -31,16 +34,21 @@ class System(NamedTuple):
 SYSTEMS = {s.name: s for s in [
     System("indexfs", 1, "IndexFS", "IndexFS", "#1b6ca8", "o", {
         "indexfs": Result("results/runs/indexfs/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}/phases.jsonl",
-                          ("insert", "lstat"))}),
+                          ("insert", "lstat"),
+                          "results/benchmarks/indexfs/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}.tsv")}),
     System("indexfs-bulk", 2, "IndexFS + bulk insertion", "IndexFS+bulk", "#e08a1e", "s", {
         "indexfs_bulk": Result("results/runs/indexfs-bulk/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}/phases.jsonl",
-                               ("insert", "lstat"))}),
+                               ("insert", "lstat"),
+                               "results/benchmarks/indexfs-bulk/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}.tsv")}),
     # The write phase's result sits above the per-reader-count compaction and read phases.
     System("deltafs", 3, "DeltaFS", "DeltaFS", "#2a9d4b", "^", {
         "deltafs_read": Result("results/runs/deltafs/{backend}/c{ranks}-n{n}/rep{rep}/r{readers}/read.jsonl",
-                               ("lstat",)),
+                               ("lstat",),
+                               "results/benchmarks/deltafs/{backend}/c{ranks}-n{n}/rep{rep}/r{readers}/read.tsv"),
         "deltafs_compact": Result("results/runs/deltafs/{backend}/c{ranks}-n{n}/rep{rep}/r{readers}/compact.jsonl",
-                                  ("compaction",)),
-        "deltafs_write": Result("results/runs/deltafs/{backend}/c{ranks}-n{n}/rep{rep}/write.jsonl", ("insert",))}),
+                                  ("compaction",),
+                                  "results/benchmarks/deltafs/{backend}/c{ranks}-n{n}/rep{rep}/r{readers}/compact.tsv"),
+        "deltafs_write": Result("results/runs/deltafs/{backend}/c{ranks}-n{n}/rep{rep}/write.jsonl", ("insert",),
+                                "results/benchmarks/deltafs/{backend}/c{ranks}-n{n}/rep{rep}/write.tsv")}),
 ]}
 RESULTS = {rule: result for system in SYSTEMS.values() for rule, result in system.results.items()}
