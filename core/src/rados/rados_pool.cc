@@ -112,6 +112,12 @@ int RadosPool::Operate(rados_write_op_t op, const std::string& oid) const {
   });
 }
 
+int RadosPool::OperateRead(rados_read_op_t op, const std::string& oid) const {
+  return RadosWait(io_, [&](rados_completion_t done) {
+    return Librados().rados_aio_read_op_operate(op, io_, done, oid.c_str(), 0);
+  });
+}
+
 int RadosPool::Remove(const std::string& oid) const {
   return RadosWait(io_, [&](rados_completion_t done) { return Librados().rados_aio_remove(io_, oid.c_str(), done); });
 }
@@ -128,10 +134,7 @@ IOStatus RadosPool::Lookup(const std::string& path, RadosEntry* entry) const {
   rados_omap_iter_t it = nullptr;
   int prval = 0;
   Librados().rados_read_op_omap_get_vals_by_keys(rop.op, keys, 1, &it, &prval);
-  const std::string oid = DirObject(dir);
-  const int r = RadosWait(io_, [&](rados_completion_t done) {
-    return Librados().rados_aio_read_op_operate(rop.op, io_, done, oid.c_str(), 0);
-  });
+  const int r = OperateRead(rop.op, DirObject(dir));
   if (r < 0 || prval < 0) {
     if (it) Librados().rados_omap_get_end(it);
     const int e = r < 0 ? r : prval;
@@ -187,10 +190,7 @@ IOStatus RadosPool::ListPage(const std::string& dir, const std::string& after, s
   unsigned char pmore = 0;
   int prval = 0;
   Librados().rados_read_op_omap_get_keys2(rop.op, after.c_str(), max, &it, &pmore, &prval);
-  const std::string oid = DirObject(dir);
-  const int r = RadosWait(io_, [&](rados_completion_t done) {
-    return Librados().rados_aio_read_op_operate(rop.op, io_, done, oid.c_str(), 0);
-  });
+  const int r = OperateRead(rop.op, DirObject(dir));
   if (r < 0 || prval < 0) {
     if (it) Librados().rados_omap_get_end(it);
     const int e = r < 0 ? r : prval;
@@ -228,9 +228,7 @@ IOStatus RadosPool::ReadAttrs(const std::string& id, FileAttrs* attrs) const {
   rados_xattrs_iter_t it = nullptr;
   int prval = 0;
   Librados().rados_read_op_getxattrs(rop.op, &it, &prval);
-  const int r = RadosWait(io_, [&](rados_completion_t done) {
-    return Librados().rados_aio_read_op_operate(rop.op, io_, done, oid.c_str(), 0);
-  });
+  const int r = OperateRead(rop.op, oid);
   if (r < 0 || prval < 0) {
     if (it) Librados().rados_getxattrs_end(it);
     const int e = r < 0 ? r : prval;

@@ -48,8 +48,10 @@ class RadosPool {
   RadosPool(rados_ioctx_t io, std::string name, uint64_t chunk, uint64_t cache_bytes);
 
   rados_ioctx_t io() const { return io_; }
-  // Performs a write op on `oid`, or removes `oid`: 0 or a negative errno (rados_give_up.h).
+  // Performs a write op or a read op on `oid`, or removes `oid`: 0 or a negative errno
+  // (rados_give_up.h).
   int Operate(rados_write_op_t op, const std::string& oid) const;
+  int OperateRead(rados_read_op_t op, const std::string& oid) const;
   int Remove(const std::string& oid) const;
   uint64_t chunk() const { return chunk_; }
   // "RADOS object <pool>/<object>", for messages.
