@@ -19,6 +19,9 @@ MetadataService::MetadataService(Store* store, uint32_t partition, uint32_t num_
       log_prefix_(std::move(log_prefix)) {}
 
 void MetadataService::Report(const std::string& what) {
+  // Once kLoggedErrors failures are logged, a failure only reads errors_: a store failing
+  // every request (a full disk) does not make every loop thread write one shared line.
+  if (errors_.load(std::memory_order_relaxed) >= kLoggedErrors) return;
   const uint64_t n = errors_.fetch_add(1, std::memory_order_relaxed) + 1;
   if (n <= kLoggedErrors) {
     std::fprintf(stderr, "%s: request failed: %s%s\n", log_prefix_.c_str(), what.c_str(),

@@ -40,7 +40,10 @@ class MetadataService : public FrameHandler {
   bool check_existence_;
   InfoReply info_;
   std::string log_prefix_;
-  std::atomic<uint64_t> errors_{0};  // touched only by failed requests
+  // Failed requests logged (it may overshoot kLoggedErrors by a few). Read by every failed
+  // request, written only until kLoggedErrors: a log limit needs one job-wide order, which
+  // per-thread counters (util/per_thread_counters.h) cannot give.
+  std::atomic<uint64_t> errors_{0};
 };
 
 }  // namespace deltameta
