@@ -29,6 +29,7 @@ include: "workflows/rules/build.smk"
 include: "workflows/rules/indexfs.smk"
 include: "workflows/rules/deltafs.smk"
 include: "workflows/rules/analysis.smk"
+include: "workflows/rules/floor.smk"
 
 
 # scripts/run-all.sh and the image's entry point write the report next to the results:
@@ -66,11 +67,16 @@ rule all:
         f"{OUT}/claims.json",
         f"{OUT}/claims.md",
         f"{OUT}/artifact-appendix.md",
-        expand("{out}/figures/{figure}.{ext}", out=OUT, figure=FIGURES + ["claims"], ext=["pdf", "png"]),
+        f"{OUT}/floor.csv",
+        f"{OUT}/floor.md",
+        expand(
+            "{out}/figures/{figure}.{ext}", out=OUT, figure=FIGURES + ["claims", "storage_floor"], ext=["pdf", "png"]
+        ),
 
 
 # Under a cluster executor (config/profiles/slurm) these run where snakemake runs; only the
-# run rules become cluster jobs.
+# run rules become cluster jobs. The storage floor too: it measures the runs' shared file
+# system or pool as seen from there.
 localrules:
     all,
     build_core,
@@ -82,3 +88,5 @@ localrules:
     artifact_appendix,
     claims,
     claims_figure,
+    storage_floor,
+    floor,

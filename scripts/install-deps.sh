@@ -10,6 +10,7 @@ packages=(
   ceph-mon ceph-osd ceph-common librados-dev
   munge slurmctld slurmd slurm-client  # the Slurm profile's one-host test cluster (scripts/slurm-cluster.sh)
   valgrind
+  fio  # the storage floor (workflows/rules/floor.smk): its POSIX engines and, in Debian's build, RADOS
   clang libclang-rt-14-dev  # the wire decoders' fuzz test (scripts/fuzz-wire.sh): clang with libFuzzer
   clang-format  # the core's C++ style (.clang-format), checked by tests/workflow/test_lint.py
 )

@@ -53,7 +53,7 @@ def run_steps():
         s = SYSTEMS[system]
         for rule, result in sorted(s.results.items(), key=lambda item: PHASES.index(item[1].phases[0])):
             part = rule.removeprefix(system.replace("-", "_")).lstrip("_")
-            label = f"run {s.run} {s.label}{', ' + part if part else ''} (`{rule}`)"
+            label = f"run {s.run} {s.label}, {part} (`{rule}`)" if part else f"run {s.run} {s.label} (`{rule}`)"
             steps.append((label, expand_run(result.benchmark)))
     return steps
 
