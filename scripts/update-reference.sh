@@ -2,7 +2,7 @@
 # Regenerates the tracked reference run from the current commit, in one command: runs the
 # default configuration (scripts/run-all.sh, into results/default/), then copies what it
 # concluded to the tracked places: results/reference/ (summary, validation, provenance,
-# claims, results table), paper/figures/, paper/claims.md, paper/results-table.md and
+# claims, results table, storage floor), paper/figures/, paper/claims.md, paper/results-table.md and
 # paper/artifact-appendix.md (the appendix with this run's step times and claims).
 # Extra arguments go to snakemake. Commit the result; results/reference/README.md says
 # which run it is (date, wall time, machine, revision).
@@ -18,12 +18,13 @@ bash scripts/run-all.sh "$@"
 minutes=$(( ($(date +%s) - start + 30) / 60 ))
 out=results/default
 ref=results/reference
-for f in summary.csv validation.json provenance.json claims.json claims.md results-table.md artifact-appendix.md; do
+for f in summary.csv validation.json provenance.json claims.json claims.md results-table.md artifact-appendix.md \
+  floor.csv floor.md; do
   [ -f "$out/$f" ] || { echo "update-reference: $out/$f is missing: the run did not finish (see above)" >&2; exit 1; }
 done
 rm -f "$ref"/*.csv "$ref"/*.json "$ref"/*.md paper/figures/*.pdf paper/figures/*.png
 cp "$out"/summary.csv "$out"/validation.json "$out"/provenance.json "$out"/claims.json "$out"/claims.md \
-  "$out"/results-table.md "$ref"/
+  "$out"/results-table.md "$out"/floor.csv "$out"/floor.md "$ref"/
 cp "$out"/figures/*.pdf "$out"/figures/*.png paper/figures/
 cp "$out"/claims.md "$out"/results-table.md "$out"/artifact-appendix.md paper/
 .venv/bin/python scripts/reference_readme.py "$ref" "$minutes" > "$ref/README.md"
