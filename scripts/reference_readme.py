@@ -38,7 +38,8 @@ def main(ref, minutes):
     print(f"""# Reference run
 
 The outputs of one run of the default configuration, kept so that a reviewer can compare a
-rerun against them; its figures are `paper/figures/`, its claims `paper/claims.md`. Written
+rerun against them; its figures are `paper/figures/`, its claims `paper/claims.md`, its
+artifact appendix (with each step's time) `paper/artifact-appendix.md`. Written
 by `scripts/update-reference.sh`, which made this run; run it again (on a clean, committed
 tree) to replace it.
 
@@ -58,6 +59,7 @@ tree) to replace it.
 | `claims.md`, `claims.json` | the paper's claims checked on this run |
 | `validation.json` | every run's op counts exact and zero errors |
 | `provenance.json` | configuration, versions, host |
+| `floor.md`, `floor.csv` | each phase's bytes/s beside the storage floor fio measured |
 
 Throughputs on a 2-core machine vary by 10-20% between runs (the lstat phases more); compare
 ratios within a run, as the claims do.""")
