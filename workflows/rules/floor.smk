@@ -9,7 +9,11 @@ FLOOR_DIR = f"results/floor/{STORAGE}/{config['name']}"
 FLOOR_ORIGINS = expand_run(f"{DELTAFS_RUN}/origin") if STORAGE == "posix" and "deltafs" in config["systems"] else []
 
 
+# After every run (their results are its input): measured on the storage as the runs left
+# it, and never while a run's phases are under way on it.
 rule storage_floor:
+    input:
+        all_run_results(),
     output:
         fio=f"{FLOOR_DIR}/fio.json",
         floor=f"{FLOOR_DIR}/floor.json",
