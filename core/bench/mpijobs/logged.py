@@ -28,15 +28,18 @@ def _start(name, cmd, log):
 def run_job(launcher, label, ranks, env, tool, tool_flags, json_path, log, timeout, hosts=None):
     """Runs one job to completion, its output appended to `log`; returns its JSON documents."""
     job = _start(label, launcher.command(ranks, tool, flags(**dict(tool_flags, json=json_path)), env, hosts), log)
-    used = launcher.used_hosts(hosts)
+    # A failed job on several hosts probes all of them: a lost host fails jobs that do not
+    # run on it too (its storage daemon, a peer job's ranks).
+    probed = launcher.used_hosts()
     try:
         rc = job.wait(timeout)
         if rc is None:
-            raise JobError(f"{label}: did not finish within {timeout} s{failure_cause(used)} (stopped; see {log.name})")
+            raise JobError(f"{label}: did not finish within {timeout} s{failure_cause(probed)} "
+                           f"(stopped; see {log.name})")
     finally:
         job.stop()
     if rc != 0:
-        raise JobError(f"{label}: {tool} exited with code {rc}{failure_cause(used)} (see {log.name})")
+        raise JobError(f"{label}: {tool} exited with code {rc}{failure_cause(probed)} (see {log.name})")
     return read_json_lines(json_path)
 
 
@@ -47,6 +50,7 @@ class ServerJob:
         self.launcher, self.ranks, self.env, self.flags = launcher, ranks, env, server_flags
         self.ready_file, self.log, self.ready_timeout = ready_file, log, ready_timeout
         self.hosts = launcher.used_hosts(hosts)
+        self.probed = launcher.used_hosts()  # every host, when a failure is explained (run_job)
         self.job, self.uri = None, None
 
     def __enter__(self):
@@ -57,7 +61,7 @@ class ServerJob:
         self.uri = wait_until(self._ready_uri, self.ready_timeout)
         if not self.uri:
             self.job.stop()
-            raise JobError(f"servers not ready within {self.ready_timeout} s{failure_cause(self.hosts)} "
+            raise JobError(f"servers not ready within {self.ready_timeout} s{failure_cause(self.probed)} "
                            f"(see {self.log.name})")
         return self
 
@@ -65,7 +69,7 @@ class ServerJob:
         uri = published_uri(self.ready_file)
         if not uri and not self.job.running():
             raise JobError(f"servers exited with code {self.job.proc.returncode} before becoming ready"
-                           f"{failure_cause(self.hosts)} (see {self.log.name})")
+                           f"{failure_cause(self.probed)} (see {self.log.name})")
         return uri
 
     def __exit__(self, exc_type, exc, tb):
@@ -75,5 +79,5 @@ class ServerJob:
         if stopped_by_us and rc == -signal.SIGKILL:
             raise JobError("servers did not stop within 120 s of SIGTERM")
         if exc_type is None and rc != 0:
-            raise JobError(f"servers exited with code {rc}{failure_cause(self.hosts)} (see {self.log.name})")
+            raise JobError(f"servers exited with code {rc}{failure_cause(self.probed)} (see {self.log.name})")
         return False
