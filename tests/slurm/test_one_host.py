@@ -111,15 +111,8 @@ def finished_and_failed(wf, output):
     return done, run
 
 
-def lingering(workdir):
-    """Processes still naming `workdir`: a stopped job's step may clean up for a few seconds
-    after Slurm has dropped the job (seen: its snakemake removed the rerun's fresh output)."""
-    out = subprocess.run(["ps", "-eo", "pid=,args="], capture_output=True, text=True).stdout
-    return [line for line in out.splitlines() if workdir in line and "ps -eo" not in line]
-
-
 def rerun_redoes_only(wf, done, run):
-    wait_for(lambda: not lingering(str(wf.workdir)), 120, "the stopped job's processes to end")
+    # At once: the rerun's attempt waits for what the stopped job left (slurm_attempt.py).
     res = SlurmWorkflow(wf.workdir, overrides=TWO_RUNS).run()
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
     assert all(os.path.getmtime(p) == t for p, t in done.items()), "a run that had completed was redone"

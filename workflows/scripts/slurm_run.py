@@ -12,6 +12,9 @@ of the run a step of this allocation (workflows/scripts/srun_mpiexec.py), and ad
 phase document of the run's results what Slurm ran it as: {"slurm": {"job_id", "nodes",
 "cluster", "partition"}} (placement.rank_hosts, from the core, has the host of every rank).
 If the run fails, the allocation's nodes that Slurm no longer counts as up are named.
+Before anything else, an attempt under Slurm waits until the run's last attempt, if a
+stopped job's, has ended (slurm_attempt.py: its step could otherwise remove this attempt's
+outputs as it ends).
 
 Either way, an IndexFS run first removes the local stores (`svr`, `cli` in its --work
 folder) that an attempt killed before its end left behind (a job that lost a node or ran
@@ -24,6 +27,8 @@ import shutil
 import signal
 import subprocess
 import sys
+
+from slurm_attempt import wait_for_previous
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRUN_MPIEXEC = os.path.join(HERE, "srun_mpiexec.py")
@@ -99,14 +104,7 @@ def annotate(path, info):
     os.replace(path + ".tmp", path)
 
 
-def run_in_allocation(launcher, cmd):
-    job_id = os.environ.get("SLURM_JOB_ID")
-    if not job_id:
-        fail("the launcher is srun but this is not a Slurm job (no SLURM_JOB_ID): use the Slurm profile "
-             "(--workflow-profile config/profiles/slurm), or set resources mpi to mpiexec", 2)
-    out, work = option(cmd, "--out"), option(cmd, "--work")
-    if not out or not work:
-        fail("the run command has no --out or --work", 2)
+def run_in_allocation(launcher, cmd, job_id, out, work):
     info = job_info(job_id)
     addresses = node_addresses(info["nodes"])
     os.makedirs(work, exist_ok=True)
@@ -146,11 +144,21 @@ def main():
     if len(sys.argv) < 3:
         fail("usage: slurm_run.py LAUNCHER RUNS_COMMAND...", 2)
     launcher, cmd = sys.argv[1], sys.argv[2:]
-    remove_stale_stores(cmd)
     words = shlex.split(launcher)
     if not words or os.path.basename(words[0]) != "srun":
+        remove_stale_stores(cmd)
         os.execvp(cmd[0], cmd + ["--mpiexec", launcher])
-    run_in_allocation(launcher, cmd)
+    job_id, out, work = os.environ.get("SLURM_JOB_ID"), option(cmd, "--out"), option(cmd, "--work")
+    if not job_id:
+        fail("the launcher is srun but this is not a Slurm job (no SLURM_JOB_ID): use the Slurm profile "
+             "(--workflow-profile config/profiles/slurm), or set resources mpi to mpiexec", 2)
+    if not out or not work:
+        fail("the run command has no --out or --work", 2)
+    reason = wait_for_previous(work, job_id)
+    if reason:
+        fail(reason)
+    remove_stale_stores(cmd)
+    run_in_allocation(launcher, cmd, job_id, out, work)
 
 
 if __name__ == "__main__":
