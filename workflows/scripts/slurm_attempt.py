@@ -12,6 +12,7 @@ import json
 import os
 import socket
 import subprocess
+import sys
 import time
 
 ATTEMPT_FILE = "slurm-attempt.json"
@@ -99,7 +100,7 @@ def slurm_runs(job_id):
 def wait_until_ended(record, folder, own, timeout_s, poll_s):
     """None once the attempt `record` has ended (see above), or after `timeout_s` the reason to give up."""
     deadline = time.monotonic() + timeout_s
-    here = record.get("host") == socket.gethostname()
+    here, waited = record.get("host") == socket.gethostname(), False
     while True:
         if here:
             pending = left_behind(record, folder, own)
@@ -109,6 +110,10 @@ def wait_until_ended(record, folder, own, timeout_s, poll_s):
             return None
         if time.monotonic() > deadline:
             break
+        if not waited:
+            print(f"slurm_run: waiting for this run's last attempt (Slurm job {record['job_id']}) to end: "
+                  f"{', '.join(map(str, pending))}", file=sys.stderr, flush=True)
+            waited = True
         time.sleep(poll_s)
     if not here:
         return (f"Slurm still runs job {record['job_id']}, this run's last attempt on {record.get('host')}, "
