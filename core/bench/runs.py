@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The seed guide's runs as functions, with its flags and store settings, on the deltameta
 tools: run 1 IndexFS, run 2 IndexFS + bulk insertion, run 3 DeltaFS (write, compaction,
-read). Each writes the phases' JSON documents to `out` (JSON Lines, with `run` and
+read); and the MD-Workbench workload (deltameta_mdworkbench) on one interface: posix, indexfs
+or deltafs. Each writes the phases' JSON documents to `out` (JSON Lines, with `run` and
 `storage` fields). Also a command line, one run or DeltaFS phase per call (used by the
 workflow's rules).
 
@@ -19,7 +20,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpijobs import JobError, Launcher, ServerJob, run_job, stop_on_signals  # noqa: E402
+from mpijobs import JobError, Launcher, ServerJob, read_json_lines, run_job, stop_on_signals  # noqa: E402
 
 SERVER_ENV = {
     "DELTAFS_Db_write_ahead_log_buffer": 65536,
@@ -230,20 +231,92 @@ def deltafs_read(run, ranks, readers, n, compacted):
                                                               info_svr_uri=s.uri))
 
 
-def write_docs(path, run_name, docs, storage=None):
-    """One line per phase document, with the run's name and where its stores were."""
+MDWB_INTERFACES = ("posix", "indexfs", "deltafs")
+
+
+class Workbench:
+    """The MD-Workbench parameters (deltameta_mdworkbench's -D, -P, -I, -S, -R, -O)."""
+
+    def __init__(self, data_sets, precreate, objects, object_size, iterations, offset):
+        self.flags = {"dset-count": data_sets, "precreate-per-set": precreate, "obj-per-proc": objects,
+                      "object-size": object_size, "iterations": iterations, "offset": offset}
+
+
+def mdwb_job(run, label, ranks, flags, docs, env=None, role=None):
+    """One deltameta_mdworkbench job; its phase documents are added to `docs`, also those a
+    failed job wrote before it failed (its verification errors)."""
+    path = os.path.join(run.work, label + ".jsonl")
+    if os.path.exists(path):
+        os.remove(path)  # the tool appends
+    try:
+        docs += run_job(run.launcher, label, ranks, run.env(env or {}), "mdworkbench", flags, path, run.log,
+                        run.timeout, run.hosts(role))
+    except JobError as e:
+        written = read_json_lines(path) if os.path.exists(path) else []
+        docs += written
+        failed = [f"{d['phase']} ({d['verification']['total']})" for d in written if d["verification"]["total"]]
+        if failed:
+            raise JobError(f"{e}: verification errors in {', '.join(failed)} (each phase document's "
+                           "\"verification\" says which)") from None
+        raise
+
+
+def mdworkbench(run, interface, ranks, servers, bench, docs, process_reports=False, latency_dir=None):
+    """MD-Workbench's three phases on `interface`, into `docs` (a list, filled as the jobs end,
+    so that a failed run keeps what it measured):
+      posix    one job, the tree in <work>/posix;
+      indexfs  `servers` IndexFS servers (the guide's settings), one job of the three phases;
+      deltafs  precreate (-1) into the ranks' stores <work>/origin, the compactor with `servers`
+               ranks into <work>/compacted (its document too), `servers` read-only servers on
+               them and the benchmark (-2): DeltaFS serves no create, delete or cleanup."""
+    if interface not in MDWB_INTERFACES:
+        raise JobError(f"--interface {interface}: expected one of {', '.join(MDWB_INTERFACES)}")
+    flags = dict(bench.flags, interface=interface)
+    if process_reports:
+        flags["process-reports"] = 1
+    if latency_dir:
+        os.makedirs(latency_dir, exist_ok=True)
+        flags["latency-file-prefix"] = os.path.join(os.path.abspath(latency_dir), interface)
+    if interface == "posix":
+        root = os.path.join(os.path.abspath(run.work), "posix")
+        shutil.rmtree(root, ignore_errors=True)
+        run.stores["posix"] = root
+        mdwb_job(run, "mdworkbench", ranks, dict(flags, root=root), docs)
+    elif interface == "indexfs":
+        svr = os.path.join(run.work, "svr")
+        shutil.rmtree(svr, ignore_errors=True)
+        with run.servers(servers, run.store("servers", svr), SERVER_ENV, "servers") as s:
+            mdwb_job(run, "mdworkbench", ranks, dict(flags, info_svr_uri=s.uri), docs, role="clients")
+    else:
+        origin, compacted = os.path.join(run.work, "origin"), os.path.join(run.work, "compacted")
+        for path in (origin, compacted):
+            shutil.rmtree(path, ignore_errors=True)
+        db = run.store("origin", origin)
+        mdwb_job(run, "mdworkbench-precreate", ranks, dict(flags, root=db, **{"run-precreate": 1}), docs,
+                 env=DELTAFS_WRITE_ENV)
+        run.storage.mark(origin, db)
+        docs += deltafs_compact(run, servers, origin, compacted)
+        with run.servers(servers, run.store("compacted", compacted, write=False), {}, use_existing_fs=1) as s:
+            mdwb_job(run, "mdworkbench-benchmark", ranks, dict(flags, info_svr_uri=s.uri, **{"run-benchmark": 1}),
+                     docs)
+    return docs
+
+
+def write_docs(path, run_name, docs, storage=None, **fields):
+    """One line per phase document, with the run's name, where its stores were, and `fields`."""
     with open(path, "w") as f:
         for d in docs:
-            f.write(json.dumps(dict(d, run=run_name, **({"storage": storage} if storage else {}))) + "\n")
+            f.write(json.dumps(dict(d, run=run_name, **fields, **({"storage": storage} if storage else {}))) + "\n")
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("run", choices=["indexfs", "indexfs-bulk", "deltafs-write", "deltafs-compact", "deltafs-read"])
+    p.add_argument("run", choices=["indexfs", "indexfs-bulk", "deltafs-write", "deltafs-compact", "deltafs-read",
+                                   "mdworkbench"])
     p.add_argument("--bin", required=True, help="directory of the deltameta_* tools")
     p.add_argument("--ranks", type=int, default=4, help="client ranks")
     p.add_argument("--servers", type=int, default=2, help="servers (indexfs runs); compactor ranks and read "
-                   "servers (deltafs-compact, deltafs-read)")
+                   "servers (deltafs-compact, deltafs-read, mdworkbench --interface deltafs)")
     p.add_argument("--n", type=int, default=50000, help="files per client rank")
     p.add_argument("--work", required=True, help="directory for this run's stores and job files")
     p.add_argument("--origin", help="DeltaFS write-phase store root (deltafs-*)")
@@ -255,7 +328,17 @@ def main():
     p.add_argument("--env", action="append", default=[], metavar="DELTAFS_Db_NAME=VALUE",
                    help="store setting overriding the guide's (repeatable)")
     p.add_argument("--timeout", type=int, default=3600, help="seconds allowed per job")
-    p.add_argument("--keep-stores", action="store_true", help="keep the IndexFS runs' stores")
+    p.add_argument("--keep-stores", action="store_true", help="keep the IndexFS and MD-Workbench runs' stores")
+    m = p.add_argument_group("mdworkbench", "MD-Workbench's parameters (deltameta_mdworkbench; its defaults)")
+    m.add_argument("--interface", choices=MDWB_INTERFACES, default="posix")
+    m.add_argument("--data-sets", type=int, default=10, help="-D: data sets per rank")
+    m.add_argument("--precreate", type=int, default=3000, help="-P: objects precreated per data set")
+    m.add_argument("--objects", type=int, default=1000, help="-I: objects per data set and iteration")
+    m.add_argument("--object-size", type=int, default=3901, help="-S: bytes per object")
+    m.add_argument("--iterations", type=int, default=3, help="-R: benchmark iterations")
+    m.add_argument("--offset", type=int, default=1, help="-O: rank offset")
+    m.add_argument("--process-reports", action="store_true", help="a result per rank too")
+    m.add_argument("--latency-dir", help="write every operation's latency here (-L), a CSV per rank and phase")
     p.add_argument("--storage-root", metavar="rados://POOL/PREFIX",
                    help="keep every store in RADOS below this root (default: local directories)")
     p.add_argument("--storage-base", default=".", metavar="DIR",
@@ -265,6 +348,7 @@ def main():
     a = p.parse_args()
     stop_on_signals()
     overrides = dict(kv.split("=", 1) for kv in a.env)
+    docs, storage, run = [], None, None
     with open(a.log, "a") as log:
         try:
             launcher = Launcher(os.path.abspath(a.bin), a.mpiexec, a.hostfile)
@@ -278,14 +362,21 @@ def main():
                 docs = deltafs_write(run, a.ranks, a.n, a.origin)
             elif a.run == "deltafs-compact":
                 docs = deltafs_compact(run, a.servers, a.origin, a.compacted)
-            else:
+            elif a.run == "deltafs-read":
                 docs = deltafs_read(run, a.ranks, a.servers, a.n, a.compacted)
-            if a.run.startswith("indexfs") and not a.keep_stores:
+            else:
+                bench = Workbench(a.data_sets, a.precreate, a.objects, a.object_size, a.iterations, a.offset)
+                mdworkbench(run, a.interface, a.ranks, a.servers, bench, docs, a.process_reports, a.latency_dir)
+            if (a.run.startswith("indexfs") or a.run == "mdworkbench") and not a.keep_stores:
                 for location in run.stores.values():
                     storage.remove(location)
         except JobError as e:
+            if a.run == "mdworkbench" and run:  # what the failed run measured, its verification errors too
+                write_docs(a.out, a.run, docs, dict(backend=storage.backend, stores=run.stores),
+                           interface=a.interface)
             sys.exit(f"runs: {e}")
-    write_docs(a.out, a.run, docs, dict(backend=storage.backend, stores=run.stores))
+    extra = {"interface": a.interface} if a.run == "mdworkbench" else {}
+    write_docs(a.out, a.run, docs, dict(backend=storage.backend, stores=run.stores), **extra)
 
 
 if __name__ == "__main__":

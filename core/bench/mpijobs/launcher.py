@@ -5,7 +5,7 @@ import socket
 
 from .job import JobError
 
-TOOLS = {role: "deltameta_" + role for role in ("server", "client", "compactor", "storage")}
+TOOLS = {role: "deltameta_" + role for role in ("server", "client", "compactor", "storage", "mdworkbench")}
 
 
 def flags(**kw):

@@ -1,10 +1,11 @@
-// A metadata store: one RocksDB database holding key -> encoded FileStat, plus its layout
-// marker. Thread-safe for concurrent Put/Get/Ingest. A writable store may run one
-// watcher thread (StoreOptions::wal_flush_ms, space_reserve): it writes the buffered
-// write-ahead log out at that interval, which bounds what a crash of the process can
-// lose, and it keeps free space for a clean close: while the store's file system has less
-// than the reserve free, writes are refused (NoSpace) before they reach RocksDB, so what
-// was acknowledged can still be flushed into a table when the store closes.
+// A metadata store: one RocksDB database holding key -> encoded FileStat (followed, for an
+// object with inline data, by its bytes: see PutValue), plus its layout marker.
+// Thread-safe for concurrent Put/Get/Ingest. A writable store may run one watcher thread
+// (StoreOptions::wal_flush_ms, space_reserve): it writes the buffered write-ahead log out
+// at that interval, which bounds what a crash of the process can lose, and it keeps free
+// space for a clean close: while the store's file system has less than the reserve free,
+// writes are refused (NoSpace) before they reach RocksDB, so what was acknowledged can
+// still be flushed into a table when the store closes.
 #pragma once
 
 #include <atomic>
@@ -46,6 +47,10 @@ class Store {
   bool read_only() const { return read_only_env_ != nullptr; }
 
   rocksdb::Status Put(std::string_view key, const FileStat& stat);
+  // Puts a value as it is: an encoded stat and the object's inline data after it.
+  rocksdb::Status PutValue(std::string_view key, std::string_view value);
+  // Removes the key (a no-op if absent). Refused, like writes, while space is low.
+  rocksdb::Status Delete(std::string_view key);
   // Applies a batch of puts atomically.
   rocksdb::Status Write(rocksdb::WriteBatch* batch);
   // Returns NotFound if absent.
@@ -57,6 +62,11 @@ class Store {
   // naming the file) if the scan could not read every table.
   rocksdb::Status CountEntries(uint64_t* entries);
   std::unique_ptr<rocksdb::Iterator> NewIterator();
+  // An iterator for one pass in key order over a store of any size: each of its tables is
+  // read ahead in reads of `readahead_bytes` / tables (at least 16 KiB, at most 256 KiB),
+  // so the pass buffers at most about readahead_bytes in all, where RocksDB's own readahead
+  // grows to 256 KiB for every table.
+  std::unique_ptr<rocksdb::Iterator> NewScanIterator(size_t readahead_bytes);
   // Makes every acknowledged write durable: the WAL synced, the memtable written as a table.
   rocksdb::Status Flush();
   // Flushes (unless read-only) and closes the database.

@@ -27,11 +27,22 @@ struct StoreOptions {
   int64_t write_ahead_log_buffer = 64 << 10;  // write_ahead_log_buffer -> buffered WAL of this size
   // Not an environment setting: set for write-only stores (the DeltaFS write phase), whose
   // memtable is an unsorted vector sorted once at flush, which is cheap to insert into
-  // but slow to read before it is flushed.
+  // but slow to read before it is flushed. Their memtables, the one being written and the
+  // one being flushed, hold at most memtable_size together (each half of it; a write waits
+  // for the flush when both are full), and, as with scan_only below, their tables' index
+  // and filter blocks are not kept, so a writer's memory does not grow with the tables it
+  // wrote.
   bool write_only = false;
   // With write_only: how many entries the vector memtable's index is reserved for, so it
   // never copies itself while growing (reserved address space costs memory only as used).
   uint64_t write_only_entries = 0;
+  // Not an environment setting: set for stores that are only scanned once in key order
+  // (the compactor's origin stores): their tables' index and filter blocks are read through
+  // a small block cache (kTableMetadataCacheBytes, or block_cache_size if larger) instead of
+  // being held for every table of the store, so reading a store of any size costs memory
+  // per table only for the index block its iterator is on.
+  bool scan_only = false;
+  static constexpr int64_t kTableMetadataCacheBytes = 256 << 10;
   // Not an environment setting: set for stores that serve creates, each after a check that
   // the name is new (IndexFS servers). The memtable then keeps a whole-key Bloom filter, so
   // the check of a new name skips the memtable's skip list (a quarter of a create's work).

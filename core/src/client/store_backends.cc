@@ -3,6 +3,9 @@
 #include "client/store_backends.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <vector>
 
 #include <rocksdb/write_batch.h>
 
@@ -15,27 +18,47 @@
 namespace deltameta {
 namespace {
 
-// Creates buffered per owner as records [key length u16][stat length u8][key][encoded stat].
+// Creates buffered as records [owner u32][key length u16][stat length u8][key][encoded stat]
+// in one arena for all owners together, indexed by their 4-byte offsets. The records and
+// their index take at most table_size bytes (DELTAFS_Db_table_size; at most 2 GiB, the
+// reach of the offsets), whatever --n: when the next create would not fit, every owner's
+// buffered records are written sorted as one table of that owner (a spill), and the arena
+// starts over. At commit the rest is spilled and each server ingests all of its tables from
+// this client in one request (or a few, if they are more than a request can name), in the
+// order written: tables of different spills overlap, which RocksDB ingests into level 0,
+// later tables over earlier ones.
 class BulkBackend : public ClientBackend {
  public:
   BulkBackend(ServerSet* servers, const StoreOptions& options, const StorageLocation& table_dir)
       : rpc_(NewRpcBackend(servers)),
         servers_(servers),
-        options_(options),
         table_dir_(table_dir),
-        buffers_(servers->size()) {}
+        bound_(static_cast<size_t>(std::min<int64_t>(options.table_size, INT32_MAX))) {
+    for (uint32_t p = 0; p < servers->size(); p++) {
+      writers_.push_back(std::make_unique<TableWriter>(options, table_dir, "p" + std::to_string(p) + "-"));
+    }
+    // Address space only: pages are touched as records fill them.
+    arena_.reserve(bound_ + kMaxRecordBytes);
+    offsets_.reserve(bound_ / (kMinRecordBytes + sizeof(uint32_t)) + 1);
+  }
 
-  bool Create(uint64_t dir_id, std::string_view name, const FileStat& stat, OpStatus* status, std::string*) override {
-    Buffer& b = buffers_[PartitionOf(name, servers_->size())];
+  bool Create(uint64_t dir_id, std::string_view name, const FileStat& stat, OpStatus* status,
+              std::string* error) override {
     char value[kMaxEncodedStatBytes];
     const size_t value_len = EncodeStat(stat, value);
-    char lengths[3];
-    StoreLE<uint16_t>(lengths, static_cast<uint16_t>(kDirIdBytes + name.size()));
-    lengths[2] = static_cast<char>(value_len);
-    b.offsets.push_back(b.arena.size());
-    b.arena.append(lengths, sizeof(lengths));
-    AppendKey(&b.arena, dir_id, name);
-    b.arena.append(value, value_len);
+    const size_t key_len = kDirIdBytes + name.size();
+    const size_t index_bytes = sizeof(uint32_t) * (offsets_.size() + 1);
+    if (!arena_.empty() && arena_.size() + kHeaderBytes + key_len + value_len + index_bytes > bound_ && !Spill(error)) {
+      return false;
+    }
+    char header[kHeaderBytes];
+    StoreLE<uint32_t>(header, PartitionOf(name, servers_->size()));
+    StoreLE<uint16_t>(header + 4, static_cast<uint16_t>(key_len));
+    header[6] = static_cast<char>(value_len);
+    offsets_.push_back(static_cast<uint32_t>(arena_.size()));
+    arena_.append(header, kHeaderBytes);
+    AppendKey(&arena_, dir_id, name);
+    arena_.append(value, value_len);
     *status = OpStatus::kOk;
     return true;
   }
@@ -45,50 +68,78 @@ class BulkBackend : public ClientBackend {
   }
 
   bool Commit(std::string* error) override {
+    if (!Spill(error)) return false;
     for (uint32_t p = 0; p < servers_->size(); p++) {
-      if (buffers_[p].offsets.empty()) continue;
       std::vector<std::string> tables;
-      if (!WriteTables(p, &tables, error) || !IngestAt(p, tables, error)) return false;
-      buffers_[p] = Buffer();
+      rocksdb::Status s = writers_[p]->Finish(&tables);
+      if (!s.ok()) return TableError(s, error);
+      if (!tables.empty() && !IngestAt(p, tables, error)) return false;
     }
     return true;
   }
 
  private:
-  struct Buffer {
-    std::string arena;
-    std::vector<size_t> offsets;
-  };
+  static constexpr size_t kHeaderBytes = 7;
+  static constexpr size_t kMaxRecordBytes = kHeaderBytes + kDirIdBytes + kMaxNameBytes + kMaxEncodedStatBytes;
+  static constexpr size_t kMinRecordBytes = kHeaderBytes + kDirIdBytes + 1 + 1;
 
-  static std::string_view KeyAt(const std::string& arena, size_t off) {
-    return std::string_view(arena.data() + off + 3, LoadLE<uint16_t>(arena.data() + off));
+  uint32_t OwnerAt(uint32_t off) const { return LoadLE<uint32_t>(arena_.data() + off); }
+  std::string_view KeyAt(uint32_t off) const {
+    return std::string_view(arena_.data() + off + kHeaderBytes, LoadLE<uint16_t>(arena_.data() + off + 4));
   }
-  static std::string_view ValueAt(const std::string& arena, size_t off) {
-    const std::string_view key = KeyAt(arena, off);
-    return std::string_view(key.data() + key.size(), static_cast<uint8_t>(arena[off + 2]));
+  std::string_view ValueAt(uint32_t off) const {
+    const std::string_view key = KeyAt(off);
+    return std::string_view(key.data() + key.size(), static_cast<uint8_t>(arena_[off + 6]));
   }
 
-  bool WriteTables(uint32_t p, std::vector<std::string>* tables, std::string* error) {
-    Buffer& b = buffers_[p];
-    std::sort(b.offsets.begin(), b.offsets.end(),
-              [&b](size_t x, size_t y) { return KeyAt(b.arena, x) < KeyAt(b.arena, y); });
-    TableWriter writer(options_, table_dir_, "p" + std::to_string(p) + "-");
+  // Writes the buffered creates as one sorted table per owner and empties the buffer.
+  bool Spill(std::string* error) {
+    std::sort(offsets_.begin(), offsets_.end(), [this](uint32_t x, uint32_t y) {
+      const uint32_t ox = OwnerAt(x), oy = OwnerAt(y);
+      return ox != oy ? ox < oy : KeyAt(x) < KeyAt(y);
+    });
     rocksdb::Status s;
-    std::string_view last;
-    for (size_t off : b.offsets) {
-      std::string_view key = KeyAt(b.arena, off);
-      if (key == last) continue;  // a name created twice in one phase is stored once
-      s = writer.Add(key, ValueAt(b.arena, off));
-      if (!s.ok()) break;
-      last = key;
+    for (size_t i = 0; i < offsets_.size() && s.ok();) {
+      const uint32_t owner = OwnerAt(offsets_[i]);
+      TableWriter* writer = writers_[owner].get();
+      std::string_view last;
+      for (; i < offsets_.size() && OwnerAt(offsets_[i]) == owner && s.ok(); i++) {
+        const std::string_view key = KeyAt(offsets_[i]);
+        if (key == last) continue;  // a name created twice in one spill is written once
+        s = writer->Add(key, ValueAt(offsets_[i]));
+        last = key;
+      }
+      if (s.ok()) s = writer->FinishTable();
     }
-    if (s.ok()) s = writer.Finish(tables);
-    if (!s.ok()) *error = "cannot write bulk-insertion tables in " + table_dir_.uri() + ": " + s.ToString();
-    return s.ok();
+    arena_.clear();
+    offsets_.clear();
+    return s.ok() || TableError(s, error);
   }
 
+  bool TableError(const rocksdb::Status& s, std::string* error) const {
+    *error = "cannot write bulk-insertion tables in " + table_dir_.uri() + ": " + s.ToString();
+    return false;
+  }
+
+  // Asks server p to ingest `tables`, in as few requests as the wire format allows.
   bool IngestAt(uint32_t p, const std::vector<std::string>& tables, std::string* error) {
-    IngestRequest req{tables};
+    IngestRequest req;
+    size_t body_bytes = 4;
+    for (size_t i = 0; i < tables.size(); i++) {
+      req.table_paths.push_back(tables[i]);
+      body_bytes += 2 + tables[i].size();
+      const bool last = i + 1 == tables.size();
+      const bool full = req.table_paths.size() == kMaxListEntries ||
+                        (!last && body_bytes + 2 + tables[i + 1].size() > kMaxFrameBodyBytes);
+      if (!last && !full) continue;
+      if (!IngestRequestAt(p, req, error)) return false;
+      req.table_paths.clear();
+      body_bytes = 4;
+    }
+    return true;
+  }
+
+  bool IngestRequestAt(uint32_t p, const IngestRequest& req, std::string* error) {
     RpcClient* s = servers_->server(p);
     std::string frame;
     EncodeIngest(req, s->NextSeq(), &frame);
@@ -110,9 +161,11 @@ class BulkBackend : public ClientBackend {
 
   std::unique_ptr<ClientBackend> rpc_;
   ServerSet* servers_;
-  StoreOptions options_;
   StorageLocation table_dir_;
-  std::vector<Buffer> buffers_;
+  size_t bound_;
+  std::vector<std::unique_ptr<TableWriter>> writers_;  // one per owner, numbering its tables
+  std::string arena_;
+  std::vector<uint32_t> offsets_;
 };
 
 // Creates go to the store in batches of the write-ahead log buffer's size: an acknowledged

@@ -52,7 +52,7 @@ void OriginSource::Advance(bool fresh) {
         it_.reset();
         return;
       }
-      it_ = stores_[next_store_++]->NewIterator();
+      it_ = stores_[next_store_++]->NewScanIterator(kScanReadaheadBytes);
       it_->SeekToFirst();
       fresh = false;
       continue;
@@ -61,7 +61,10 @@ void OriginSource::Advance(bool fresh) {
     uint64_t dir;
     std::string_view name;
     FileStat stat;
-    if (!DecodeKey(key(), &dir, &name) || !DecodeStat(value(), &stat)) Corrupt("malformed entry");
+    // The value is an encoded stat, followed by an object's inline data if it has one
+    // (deltameta_mdworkbench's DeltaFS objects); both travel unchanged.
+    std::string_view value_view = value();
+    if (!DecodeKey(key(), &dir, &name) || !ConsumeStat(&value_view, &stat)) Corrupt("malformed entry");
     owner_ = static_cast<int>(PartitionOf(name, partitions_));
     return;
   }

@@ -23,6 +23,11 @@ namespace deltameta {
 // False with *error naming the first that is missing or holds something else.
 bool FindOriginStores(const std::string& src_uri, uint32_t* count, std::string* error);
 
+// How much the source reads ahead at once, over all tables of the store it is reading
+// (Store::NewScanIterator): with the stores opened scan_only (store_options.h), reading
+// costs this, whatever the size of the stores.
+constexpr size_t kScanReadaheadBytes = 256 << 10;
+
 // Chains the entries of `stores` (opened read-only), in store order and each store's key
 // order, checking every entry as it goes; owner() is the entry's partition among
 // `partitions` (PartitionOf, partition.h). A store that cannot be read whole or holds a

@@ -37,6 +37,11 @@ class FrameWriter {
     f_->append(s.data(), s.size());
   }
   void Stat(const FileStat& s) { AppendStat(f_, s); }
+  // A u32 LE length and the bytes.
+  void Bytes(std::string_view b) {
+    Int<uint32_t>(static_cast<uint32_t>(b.size()));
+    f_->append(b.data(), b.size());
+  }
 
  private:
   std::string* f_;
@@ -62,6 +67,14 @@ class BodyReader {
     std::string s(in_.substr(pos_, len));
     pos_ += len;
     return s;
+  }
+  // A u32 LE length and as many bytes, which the body must hold.
+  std::string Bytes() {
+    const size_t len = Int<uint32_t>();
+    if (!Need(len)) return std::string();
+    std::string b(in_.substr(pos_, len));
+    pos_ += len;
+    return b;
   }
   FileStat Stat() {
     FileStat s;
@@ -89,8 +102,32 @@ class BodyReader {
   bool ok_ = true;
 };
 
-// kBadSecret answers only a hello (DecodeHelloReply).
+// kBadSecret answers only a hello (DecodeHelloReply), kTooLarge only a data create
+// (DecodeCreateDataReply).
 bool ValidStatus(uint8_t s) { return s <= static_cast<uint8_t>(OpStatus::kRefused); }
+
+// The fields a read or delete request has: a directory id and a name.
+void WriteName(MsgType type, const NameRequest& m, uint32_t seq, std::string* frame) {
+  FrameWriter w(frame, type, seq);
+  w.Int<uint64_t>(m.dir_id);
+  w.Str(m.name);
+}
+
+bool ReadName(std::string_view body, NameRequest* m) {
+  BodyReader r(body);
+  m->dir_id = r.Int<uint64_t>();
+  m->name = r.Str(1, kMaxNameBytes);
+  return r.Done();
+}
+
+// A reply that is a status alone.
+bool ReadStatusOnly(std::string_view body, OpStatus* status) {
+  BodyReader r(body);
+  uint8_t s = r.Int<uint8_t>();
+  if (!ValidStatus(s)) r.Fail();
+  *status = static_cast<OpStatus>(s);
+  return r.Done();
+}
 
 }  // namespace
 
@@ -114,6 +151,8 @@ const char* OpStatusName(OpStatus s) {
       return "refused";
     case OpStatus::kBadSecret:
       return "wrong secret";
+    case OpStatus::kTooLarge:
+      return "data over the server's inline limit";
   }
   return "unknown status";
 }
@@ -152,6 +191,12 @@ HeaderError ParseFrameHeader(const char* in, FrameHeader* h) {
     case MsgType::kStatsReply:
     case MsgType::kAttachShmReply:
     case MsgType::kHelloReply:
+    case MsgType::kCreateData:
+    case MsgType::kReadData:
+    case MsgType::kDelete:
+    case MsgType::kCreateDataReply:
+    case MsgType::kReadDataReply:
+    case MsgType::kDeleteReply:
       break;
     default:
       return HeaderError::kUnknownType;
@@ -233,6 +278,45 @@ void EncodeAttachShmReply(OpStatus status, uint32_t seq, std::string* frame) {
 
 void EncodeHelloReply(OpStatus status, uint32_t seq, std::string* frame) {
   FrameWriter w(frame, MsgType::kHelloReply, seq);
+  w.Int<uint8_t>(static_cast<uint8_t>(status));
+}
+
+void EncodeCreateData(const CreateDataRequest& m, uint32_t seq, std::string* frame) {
+  FrameWriter w(frame, MsgType::kCreateData, seq);
+  w.Int<uint64_t>(m.dir_id);
+  w.Str(m.name);
+  w.Stat(m.stat);
+  w.Bytes(m.data);
+}
+
+void EncodeReadData(const NameRequest& m, uint32_t seq, std::string* frame) {
+  WriteName(MsgType::kReadData, m, seq, frame);
+}
+
+void EncodeDelete(const NameRequest& m, uint32_t seq, std::string* frame) {
+  WriteName(MsgType::kDelete, m, seq, frame);
+}
+
+void EncodeCreateDataReply(const CreateDataReply& m, uint32_t seq, std::string* frame) {
+  FrameWriter w(frame, MsgType::kCreateDataReply, seq);
+  w.Int<uint8_t>(static_cast<uint8_t>(m.status));
+  w.Int<uint32_t>(m.inline_data_max);
+}
+
+void EncodeReadDataReply(OpStatus status, const FileStat& stat, std::string_view data, uint32_t seq,
+                         std::string* frame) {
+  FrameWriter w(frame, MsgType::kReadDataReply, seq);
+  w.Int<uint8_t>(static_cast<uint8_t>(status));
+  w.Stat(stat);
+  w.Bytes(data);
+}
+
+void EncodeReadDataReply(const ReadDataReply& m, uint32_t seq, std::string* frame) {
+  EncodeReadDataReply(m.status, m.stat, m.data, seq, frame);
+}
+
+void EncodeDeleteReply(OpStatus status, uint32_t seq, std::string* frame) {
+  FrameWriter w(frame, MsgType::kDeleteReply, seq);
   w.Int<uint8_t>(static_cast<uint8_t>(status));
 }
 
@@ -325,13 +409,7 @@ bool DecodeStatsReply(std::string_view body, StatsReply* m) {
   return r.Done();
 }
 
-bool DecodeAttachShmReply(std::string_view body, OpStatus* status) {
-  BodyReader r(body);
-  uint8_t s = r.Int<uint8_t>();
-  if (!ValidStatus(s)) r.Fail();
-  *status = static_cast<OpStatus>(s);
-  return r.Done();
-}
+bool DecodeAttachShmReply(std::string_view body, OpStatus* status) { return ReadStatusOnly(body, status); }
 
 bool DecodeHelloReply(std::string_view body, OpStatus* status) {
   BodyReader r(body);
@@ -340,5 +418,42 @@ bool DecodeHelloReply(std::string_view body, OpStatus* status) {
   *status = static_cast<OpStatus>(s);
   return r.Done();
 }
+
+bool DecodeCreateData(std::string_view body, CreateDataRequest* m) {
+  BodyReader r(body);
+  m->dir_id = r.Int<uint64_t>();
+  m->name = r.Str(1, kMaxNameBytes);
+  m->stat = r.Stat();
+  m->data = r.Bytes();
+  if (r.ok() && m->stat.size != m->data.size()) r.Fail();
+  return r.Done();
+}
+
+bool DecodeReadData(std::string_view body, NameRequest* m) { return ReadName(body, m); }
+
+bool DecodeDelete(std::string_view body, NameRequest* m) { return ReadName(body, m); }
+
+bool DecodeCreateDataReply(std::string_view body, CreateDataReply* m) {
+  BodyReader r(body);
+  uint8_t s = r.Int<uint8_t>();
+  if (!ValidStatus(s) && s != static_cast<uint8_t>(OpStatus::kTooLarge)) r.Fail();
+  m->status = static_cast<OpStatus>(s);
+  m->inline_data_max = r.Int<uint32_t>();
+  if (m->inline_data_max > kMaxInlineDataBytes) r.Fail();
+  return r.Done();
+}
+
+bool DecodeReadDataReply(std::string_view body, ReadDataReply* m) {
+  BodyReader r(body);
+  uint8_t s = r.Int<uint8_t>();
+  if (!ValidStatus(s)) r.Fail();
+  m->status = static_cast<OpStatus>(s);
+  m->stat = r.Stat();
+  m->data = r.Bytes();
+  if (r.ok() && m->status != OpStatus::kOk && !m->data.empty()) r.Fail();
+  return r.Done();
+}
+
+bool DecodeDeleteReply(std::string_view body, OpStatus* status) { return ReadStatusOnly(body, status); }
 
 }  // namespace deltameta

@@ -6,6 +6,11 @@
 //
 // The first frame on every connection is a hello carrying the job's secret (secret.h); a
 // server serves nothing else on a connection until the hello's secret matched its own.
+//
+// Objects with data (the MD-Workbench tool, mdworkbench/): a data create carries the stat
+// and the object's bytes, which the server keeps inline with the metadata (the entry's
+// value is the encoded stat followed by the data); a data read returns both; a delete
+// removes the entry. An lstat of an entry with data returns only its stat.
 #pragma once
 
 #include <cstdint>
@@ -17,26 +22,37 @@
 
 namespace deltameta {
 
-constexpr uint8_t kWireVersion = 4;
+constexpr uint8_t kWireVersion = 5;
 constexpr size_t kFrameHeaderBytes = 12;
 constexpr uint32_t kMaxFrameBodyBytes = 1 << 20;
 constexpr size_t kMaxPathBytes = 4096;
 constexpr uint32_t kMaxListEntries = 4096;
+// The most data bytes any server keeps inline with an entry: its value (encoded stat and
+// data) must fit an entry record (entry_record.h), which the DeltaFS compaction carries.
+// A data create may carry more (up to the frame limit); the server then refuses it with
+// kTooLarge, naming its own limit (deltameta_server --inline_data_max, at most this).
+constexpr uint32_t kMaxInlineDataBytes = 0xffff - kMaxEncodedStatBytes;
 
 enum class MsgType : uint8_t {
-  kCreate = 1,     // CreateRequest -> StatReply
-  kLstat = 2,      // LstatRequest -> StatReply
-  kIngest = 3,     // IngestRequest -> IngestReply
-  kInfo = 4,       // (empty) -> InfoReply
-  kStats = 5,      // StatsRequest -> StatsReply
-  kAttachShm = 6,  // client CPU -> AttachShmReply; over a same-host socket (shm_channel.h)
-  kHello = 7,      // the secret (kHelloSecretBytes) -> HelloReply; first on every connection
+  kCreate = 1,      // CreateRequest -> StatReply
+  kLstat = 2,       // LstatRequest -> StatReply
+  kIngest = 3,      // IngestRequest -> IngestReply
+  kInfo = 4,        // (empty) -> InfoReply
+  kStats = 5,       // StatsRequest -> StatsReply
+  kAttachShm = 6,   // client CPU -> AttachShmReply; over a same-host socket (shm_channel.h)
+  kHello = 7,       // the secret (kHelloSecretBytes) -> HelloReply; first on every connection
+  kCreateData = 8,  // CreateDataRequest -> CreateDataReply
+  kReadData = 9,    // NameRequest -> ReadDataReply
+  kDelete = 10,     // NameRequest -> DeleteReply (a status)
   kStatReply = 0x81,
   kIngestReply = 0x83,
   kInfoReply = 0x84,
   kStatsReply = 0x85,
   kAttachShmReply = 0x86,
   kHelloReply = 0x87,
+  kCreateDataReply = 0x88,
+  kReadDataReply = 0x89,
+  kDeleteReply = 0x8a,
 };
 
 // A hello's body: exactly the secret's bytes (secret.h's kSecretBytes).
@@ -53,6 +69,7 @@ enum class OpStatus : uint8_t {
   kUnsupported = 6,  // the server cannot do this on this connection
   kRefused = 7,      // the request names something the server may not touch (ingest checks)
   kBadSecret = 8,    // a hello whose secret is not the server's (HelloReply); the server closes
+  kTooLarge = 9,     // a data create over the server's inline limit (CreateDataReply only)
 };
 const char* OpStatusName(OpStatus s);
 
@@ -82,6 +99,27 @@ struct IngestRequest {
 };
 struct StatsRequest {
   bool count_entries = false;
+};
+// A data create: the stat's size must equal the data's length.
+struct CreateDataRequest {
+  uint64_t dir_id = 0;
+  std::string name;
+  FileStat stat;
+  std::string data;  // u32 LE length and bytes on the wire; bounded by the frame
+};
+// A data read or a delete: the name alone.
+struct NameRequest {
+  uint64_t dir_id = 0;
+  std::string name;
+};
+struct CreateDataReply {
+  OpStatus status = OpStatus::kOk;  // kTooLarge: the data is over the server's limit
+  uint32_t inline_data_max = 0;     // the server's limit (at most kMaxInlineDataBytes)
+};
+struct ReadDataReply {
+  OpStatus status = OpStatus::kOk;
+  FileStat stat;
+  std::string data;  // empty unless kOk (an entry created without data has none)
 };
 struct StatReply {
   OpStatus status = OpStatus::kOk;
@@ -120,6 +158,15 @@ void EncodeStatsReply(const StatsReply& m, uint32_t seq, std::string* frame);
 void EncodeAttachShmReply(OpStatus status, uint32_t seq, std::string* frame);
 // kOk: the secret matched; kBadSecret: it did not.
 void EncodeHelloReply(OpStatus status, uint32_t seq, std::string* frame);
+void EncodeCreateData(const CreateDataRequest& m, uint32_t seq, std::string* frame);
+void EncodeReadData(const NameRequest& m, uint32_t seq, std::string* frame);
+void EncodeDelete(const NameRequest& m, uint32_t seq, std::string* frame);
+void EncodeCreateDataReply(const CreateDataReply& m, uint32_t seq, std::string* frame);
+// `stat` and `data` as separate views, so a server can reply from the stored value.
+void EncodeReadDataReply(OpStatus status, const FileStat& stat, std::string_view data, uint32_t seq,
+                         std::string* frame);
+void EncodeReadDataReply(const ReadDataReply& m, uint32_t seq, std::string* frame);
+void EncodeDeleteReply(OpStatus status, uint32_t seq, std::string* frame);
 
 // Each Decode* parses a body (without header); false if it is malformed in any way.
 bool DecodeCreate(std::string_view body, CreateRequest* m);
@@ -136,5 +183,16 @@ bool DecodeInfoReply(std::string_view body, InfoReply* m);
 bool DecodeStatsReply(std::string_view body, StatsReply* m);
 bool DecodeAttachShmReply(std::string_view body, OpStatus* status);
 bool DecodeHelloReply(std::string_view body, OpStatus* status);
+// Refused: a name outside 1..kMaxNameBytes, a data length over what the body holds, a
+// stat whose size is not the data's length.
+bool DecodeCreateData(std::string_view body, CreateDataRequest* m);
+bool DecodeReadData(std::string_view body, NameRequest* m);
+bool DecodeDelete(std::string_view body, NameRequest* m);
+// Refused: a status that is neither a reply's OpStatus nor kTooLarge (which only this
+// reply carries), a limit over kMaxInlineDataBytes.
+bool DecodeCreateDataReply(std::string_view body, CreateDataReply* m);
+// Refused: data with a status other than kOk.
+bool DecodeReadDataReply(std::string_view body, ReadDataReply* m);
+bool DecodeDeleteReply(std::string_view body, OpStatus* status);
 
 }  // namespace deltameta

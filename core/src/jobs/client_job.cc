@@ -90,6 +90,7 @@ class ClientJob {
     if (!QueryServerCpu(&server_cpu1)) return false;
 
     JobPhase job = MergeRanks(rp, MPI_COMM_WORLD);
+    const uint64_t peak_kib = JobPeakResidentKib(MPI_COMM_WORLD);
     if (mpi_.rank() != 0) return true;
     job.server_cpu_s = server_cpu1 - server_cpu0;
     std::printf("%s\n", ResultLine(write ? "insert" : "fstats", job).c_str());
@@ -103,6 +104,7 @@ class ClientJob {
     std::fflush(stdout);
     nlohmann::json doc = PhaseJson(kTool, write ? "insert" : "lstat", job, params_, true);
     doc["phase_index"] = index;
+    doc["peak_resident_kib"] = peak_kib;
     doc["servers"] = servers_ ? servers_->size() : 0;
     doc["transport"] = servers_ ? servers_->transport() : "none";
     if (servers_) doc["server_addresses"] = servers_->addresses();

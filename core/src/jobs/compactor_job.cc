@@ -44,8 +44,10 @@ int Compact(const MpiSession& mpi, const CompactorFlags& flags, const StoreOptio
   const std::string path = RankStore(dst, rank).uri();
   const StorageLocation staging = dst.Child("staging-r" + std::to_string(rank));
   std::vector<std::unique_ptr<Store>> mine;
+  StoreOptions scan = options;
+  scan.scan_only = true;
   for (uint32_t j = rank; j < sources && ok; j += ranks) {
-    auto s = Store::Open(RankStore(flags.src_dir, j), Store::Mode::kReadOnly, options,
+    auto s = Store::Open(RankStore(flags.src_dir, j), Store::Mode::kReadOnly, scan,
                          StoreLayout{StoreLayout::Kind::kOrigin, j, sources}, &error);
     ok = s != nullptr;
     if (ok) mine.push_back(std::move(s));
@@ -60,17 +62,20 @@ int Compact(const MpiSession& mpi, const CompactorFlags& flags, const StoreOptio
   const auto t0 = Clock::now();
 
   OriginSource source(std::move(mine), ranks, [](const std::string& message) { AbortJob(kTool, message); });
-  PartitionBuilder builder;
+  // The partition's entries and their index take at most half of table_size; the batch
+  // arriving and the merge's buffers (at most the other half) come on top (partition_builder.h).
+  PartitionBuilder builder(staging, static_cast<size_t>(options.table_size / 2));
   ShuffleStats shuffle;
   ShuffleEntries(
       MPI_COMM_WORLD, static_cast<size_t>(flags.batch_kb) << 10, &source,
       [&builder](std::string records) {
-        if (!builder.AddRecords(std::move(records))) AbortJob(kTool, "a shuffle batch is malformed");
+        std::string why;
+        if (!builder.AddRecords(std::move(records), &why)) AbortJob(kTool, why);
       },
       &shuffle);
   RankPhase rp;
   const StoreLayout layout{StoreLayout::Kind::kPartition, rank, ranks};
-  if (!builder.Build(staging, path, options, layout, &rp.counters.exists, &error)) AbortJob(kTool, error);
+  if (!builder.Build(path, options, layout, &rp.counters.exists, &error)) AbortJob(kTool, error);
   staging.RemoveAll();
   rp.counters.ops = shuffle.entries_received;
   rp.elapsed_s = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -81,6 +86,7 @@ int Compact(const MpiSession& mpi, const CompactorFlags& flags, const StoreOptio
   QuietReduce(&shuffle.entries_sent, &sent, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   QuietReduce(&shuffle.entries_received, &received, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   JobPhase job = MergeRanks(rp, MPI_COMM_WORLD);
+  const uint64_t peak_kib = JobPeakResidentKib(MPI_COMM_WORLD);
   if (mpi.rank() != 0) return 0;
   std::printf("Done!\n%s\n", ResultLine("mapreduce", job).c_str());
   if (job.counters.exists > 0) {
@@ -100,7 +106,9 @@ int Compact(const MpiSession& mpi, const CompactorFlags& flags, const StoreOptio
     PrintError(kTool, error);
     return 1;
   }
-  json.Append(PhaseJson(kTool, "compaction", job, params, false));
+  nlohmann::json doc = PhaseJson(kTool, "compaction", job, params, false);
+  doc["peak_resident_kib"] = peak_kib;
+  json.Append(doc);
   return job.counters.errors() == 0 ? 0 : 1;
 }
 

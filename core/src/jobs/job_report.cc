@@ -43,6 +43,13 @@ JobPhase MergeRanks(const RankPhase& mine, MPI_Comm comm) {
   return job;
 }
 
+nlohmann::json LatencyJson(const Histogram& h) {
+  auto us = [](uint64_t ns) { return static_cast<double>(ns) / 1000.0; };
+  return {{"min", us(h.min())},         {"q1", us(h.Quantile(0.25))},  {"median", us(h.Quantile(0.5))},
+          {"q3", us(h.Quantile(0.75))}, {"q90", us(h.Quantile(0.90))}, {"q99", us(h.Quantile(0.99))},
+          {"max", us(h.max())}};
+}
+
 nlohmann::json JobBuildInfoJson() {
   char mpi[MPI_MAX_LIBRARY_VERSION_STRING] = {0};
   int len = 0;
@@ -56,14 +63,7 @@ nlohmann::json JobBuildInfoJson() {
 nlohmann::json PhaseJson(const std::string& tool, const std::string& phase, const JobPhase& job,
                          const nlohmann::json& parameters, bool with_latency) {
   const double ops = static_cast<double>(job.counters.ops);
-  nlohmann::json latency = nullptr;
-  if (with_latency) {
-    const Histogram& h = job.latency_ns;
-    auto us = [](uint64_t ns) { return static_cast<double>(ns) / 1000.0; };
-    latency = {{"min", us(h.min())},         {"q1", us(h.Quantile(0.25))},  {"median", us(h.Quantile(0.5))},
-               {"q3", us(h.Quantile(0.75))}, {"q90", us(h.Quantile(0.90))}, {"q99", us(h.Quantile(0.99))},
-               {"max", us(h.max())}};
-  }
+  const nlohmann::json latency = with_latency ? LatencyJson(job.latency_ns) : nlohmann::json(nullptr);
   return {
       {"schema", "deltameta.phase/1"},
       {"tool", tool},

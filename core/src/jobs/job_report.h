@@ -14,6 +14,9 @@ namespace deltameta {
 // Collective over `comm`.
 JobPhase MergeRanks(const RankPhase& mine, MPI_Comm comm);
 
+// {"min", "q1", "median", "q3", "q90", "q99", "max"} of `latency_ns`, in microseconds.
+nlohmann::json LatencyJson(const Histogram& latency_ns);
+
 // BuildInfoJson() plus the MPI library's version ("mpi").
 nlohmann::json JobBuildInfoJson();
 

@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "util/peak_memory.h"
+
 namespace deltameta {
 
 void QuietWait(MPI_Request* request) {
@@ -33,6 +35,13 @@ void QuietReduce(const void* in, void* out, int count, MPI_Datatype type, MPI_Op
   MPI_Request r;
   MPI_Ireduce(in, out, count, type, op, 0, comm, &r);
   QuietWait(&r);
+}
+
+uint64_t JobPeakResidentKib(MPI_Comm comm) {
+  const uint64_t mine = PeakResidentKib();
+  uint64_t peak = mine;
+  QuietReduce(&mine, &peak, 1, MPI_UINT64_T, MPI_MAX, comm);
+  return peak;
 }
 
 int HostRank(MPI_Comm comm) {

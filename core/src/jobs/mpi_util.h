@@ -2,6 +2,7 @@
 // sleep with a growing back-off), and errors end the tools the same way everywhere.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include <mpi.h>
@@ -17,6 +18,9 @@ void QuietBarrier(MPI_Comm comm);
 // nonblocking collectives outstanding, MPICH gives the inner ranks of the reduction tree
 // a 272 KiB request pool that stays for the rest of the job.
 void QuietReduce(const void* in, void* out, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+// Collective: the largest peak resident memory (PeakResidentKib, util/peak_memory.h) of the
+// ranks of `comm`, on rank 0.
+uint64_t JobPeakResidentKib(MPI_Comm comm);
 // Collective: this rank's index among the ranks of `comm` on its host (same host name), in
 // rank order.
 int HostRank(MPI_Comm comm);

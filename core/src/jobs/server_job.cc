@@ -49,6 +49,7 @@ int Serve(const MpiSession& mpi, const ServerFlags& flags, const StoreOptions& o
     for (int i = 0; i < threads; i++) loop_cpus.push_back(CpuForSlot(cpus, first_slot + i));
   }
   MetadataService service(store.get(), layout.index, layout.count, !flags.skip_fs_checks, prefix);
+  service.SetInlineDataMax(static_cast<uint32_t>(flags.inline_data_max));
   RpcLimits limits{std::chrono::seconds(flags.frame_timeout), std::chrono::seconds(flags.idle_timeout),
                    static_cast<size_t>(flags.conn_buffer_mb) << 20};
   RpcServer rpc(threads, &service, prefix, loop_cpus, limits);

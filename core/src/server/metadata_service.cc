@@ -44,6 +44,26 @@ bool MetadataService::Handle(const FrameHeader& h, std::string_view body, std::s
       EncodeStatReply(Lstat(req, &key), h.seq, reply);
       return true;
     }
+    case MsgType::kCreateData: {
+      thread_local CreateDataRequest req;
+      thread_local std::string value;
+      if (!DecodeCreateData(body, &req)) return false;
+      EncodeCreateDataReply(CreateData(req, &key, &value), h.seq, reply);
+      return true;
+    }
+    case MsgType::kReadData: {
+      thread_local NameRequest req;
+      thread_local std::string value;
+      if (!DecodeReadData(body, &req)) return false;
+      ReadData(req, h.seq, &key, &value, reply);
+      return true;
+    }
+    case MsgType::kDelete: {
+      thread_local NameRequest req;
+      if (!DecodeDelete(body, &req)) return false;
+      EncodeDeleteReply(Delete(req, &key), h.seq, reply);
+      return true;
+    }
     case MsgType::kIngest: {
       IngestRequest req;
       if (!DecodeIngest(body, &req)) return false;
@@ -66,27 +86,16 @@ bool MetadataService::Handle(const FrameHeader& h, std::string_view body, std::s
 }
 
 StatReply MetadataService::Create(const CreateRequest& req, std::string* key) {
-  StatReply r;
-  if (store_->read_only()) return {OpStatus::kReadOnly, {}};
-  if (PartitionOf(req.name, num_partitions_) != partition_) return {OpStatus::kWrongServer, {}};
   key->clear();
   AppendKey(key, req.dir_id, req.name);
-  if (check_existence_) {
-    thread_local std::string existing;
-    rocksdb::Status g = store_->Get(*key, &existing);
-    if (g.ok()) return {OpStatus::kExists, {}};
-    if (!g.IsNotFound()) {
-      Report(g);
-      return {OpStatus::kIoError, {}};
-    }
-  }
+  const OpStatus check = CheckWrite(req.name, *key, true);
+  if (check != OpStatus::kOk) return {check, {}};
   rocksdb::Status s = store_->Put(*key, req.stat);
   if (!s.ok()) {
     Report(s);
     return {OpStatus::kIoError, {}};
   }
-  r.stat = req.stat;
-  return r;
+  return {OpStatus::kOk, req.stat};
 }
 
 StatReply MetadataService::Lstat(const LstatRequest& req, std::string* key) {
@@ -97,11 +106,76 @@ StatReply MetadataService::Lstat(const LstatRequest& req, std::string* key) {
   thread_local std::string value;
   rocksdb::Status g = store_->Get(*key, &value);
   if (g.IsNotFound()) return {OpStatus::kNotFound, {}};
-  if (!g.ok() || !DecodeStat(value, &r.stat)) {
+  // The stat leads the value; an object's inline data may follow it.
+  std::string_view v = value;
+  if (!g.ok() || !ConsumeStat(&v, &r.stat)) {
     Report(g.ok() ? "the stored value of '" + req.name + "' is malformed" : g.ToString());
     return {OpStatus::kIoError, {}};
   }
   return r;
+}
+
+OpStatus MetadataService::CheckWrite(std::string_view name, const std::string& key, bool must_be_new) {
+  if (store_->read_only()) return OpStatus::kReadOnly;
+  if (PartitionOf(name, num_partitions_) != partition_) return OpStatus::kWrongServer;
+  if (!check_existence_) return OpStatus::kOk;
+  thread_local std::string existing;
+  rocksdb::Status g = store_->Get(key, &existing);
+  if (g.ok()) return must_be_new ? OpStatus::kExists : OpStatus::kOk;
+  if (g.IsNotFound()) return must_be_new ? OpStatus::kOk : OpStatus::kNotFound;
+  Report(g);
+  return OpStatus::kIoError;
+}
+
+CreateDataReply MetadataService::CreateData(const CreateDataRequest& req, std::string* key, std::string* value) {
+  CreateDataReply r{OpStatus::kOk, inline_data_max_};
+  if (store_->read_only()) r.status = OpStatus::kReadOnly;
+  if (r.status == OpStatus::kOk && req.data.size() > inline_data_max_) r.status = OpStatus::kTooLarge;
+  if (r.status != OpStatus::kOk) return r;
+  key->clear();
+  AppendKey(key, req.dir_id, req.name);
+  r.status = CheckWrite(req.name, *key, true);
+  if (r.status != OpStatus::kOk) return r;
+  value->clear();
+  AppendStat(value, req.stat);
+  value->append(req.data);
+  rocksdb::Status s = store_->PutValue(*key, *value);
+  if (!s.ok()) {
+    Report(s);
+    r.status = OpStatus::kIoError;
+  }
+  return r;
+}
+
+void MetadataService::ReadData(const NameRequest& req, uint32_t seq, std::string* key, std::string* value,
+                               std::string* reply) {
+  if (PartitionOf(req.name, num_partitions_) != partition_) {
+    return EncodeReadDataReply(OpStatus::kWrongServer, {}, {}, seq, reply);
+  }
+  key->clear();
+  AppendKey(key, req.dir_id, req.name);
+  rocksdb::Status g = store_->Get(*key, value);
+  if (g.IsNotFound()) return EncodeReadDataReply(OpStatus::kNotFound, {}, {}, seq, reply);
+  std::string_view data = *value;
+  FileStat stat;
+  if (!g.ok() || !ConsumeStat(&data, &stat)) {
+    Report(g.ok() ? "the stored value of '" + req.name + "' is malformed" : g.ToString());
+    return EncodeReadDataReply(OpStatus::kIoError, {}, {}, seq, reply);
+  }
+  EncodeReadDataReply(OpStatus::kOk, stat, data, seq, reply);
+}
+
+OpStatus MetadataService::Delete(const NameRequest& req, std::string* key) {
+  key->clear();
+  AppendKey(key, req.dir_id, req.name);
+  const OpStatus check = CheckWrite(req.name, *key, false);
+  if (check != OpStatus::kOk) return check;
+  rocksdb::Status s = store_->Delete(*key);
+  if (!s.ok()) {
+    Report(s);
+    return OpStatus::kIoError;
+  }
+  return OpStatus::kOk;
 }
 
 IngestReply MetadataService::Ingest(const IngestRequest& req) {

@@ -2,8 +2,16 @@
 // in its store, ingests bulk-inserted tables, and answers discovery and stats queries.
 // A request the store cannot serve (a full disk, a damaged table) gets an error reply, and
 // the store's error, which names the file where RocksDB knows it, goes to stderr.
+//
+// Objects with data (MD-Workbench): a data create keeps the object's bytes inline, as the
+// entry's value after its encoded stat, if they are at most the inline limit (else
+// kTooLarge, with the limit in the reply); a data read returns the stat and the bytes; a
+// delete removes the entry (kNotFound if it is absent and creates are checked). An lstat
+// returns the stat alone, with or without data. A read-only store refuses data creates and
+// deletes (kReadOnly), like creates.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <string>
 
@@ -22,12 +30,22 @@ class MetadataService : public FrameHandler {
 
   // The server list returned by info requests; set before any client can ask.
   void SetInfo(InfoReply info) { info_ = std::move(info); }
+  // The most data bytes a data create may keep inline (at most kMaxInlineDataBytes, the
+  // default); set before any client can ask.
+  void SetInlineDataMax(uint32_t bytes) { inline_data_max_ = std::min(bytes, kMaxInlineDataBytes); }
 
   bool Handle(const FrameHeader& header, std::string_view body, std::string* reply) override;
 
  private:
   StatReply Create(const CreateRequest& req, std::string* key);
   StatReply Lstat(const LstatRequest& req, std::string* key);
+  CreateDataReply CreateData(const CreateDataRequest& req, std::string* key, std::string* value);
+  // Replies to a data read from the stored value (in *value).
+  void ReadData(const NameRequest& req, uint32_t seq, std::string* key, std::string* value, std::string* reply);
+  OpStatus Delete(const NameRequest& req, std::string* key);
+  // A write's checks: kOk, or why not (read-only, another partition's name, a name that
+  // exists when creates are checked).
+  OpStatus CheckWrite(std::string_view name, const std::string& key, bool must_be_new);
   IngestReply Ingest(const IngestRequest& req);
   StatsReply Stats(const StatsRequest& req);
   // Logs a failed request's reason: the first kLoggedErrors of them, then how many more.
@@ -38,6 +56,7 @@ class MetadataService : public FrameHandler {
   Store* store_;
   uint32_t partition_, num_partitions_;
   bool check_existence_;
+  uint32_t inline_data_max_ = kMaxInlineDataBytes;
   InfoReply info_;
   std::string log_prefix_;
   // Failed requests logged (it may overshoot kLoggedErrors by a few). Read by every failed

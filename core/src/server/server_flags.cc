@@ -37,6 +37,9 @@ void RegisterServerFlags(FlagSet* f, ServerFlags* s) {
          "loses at most this many milliseconds of acknowledged creates (0: only when the buffer fills)");
   f->Bool("wal_sync", &s->wal_sync,
           "sync every create to the device before acknowledging it (survives a machine crash; slow)");
+  f->Int("inline_data_max", &s->inline_data_max, 0, kMaxInlineDataBytes,
+         "largest object data (bytes) a data create may keep inline with its metadata; a larger one is "
+         "refused with an error naming this limit (the default, the most: a value must fit an entry record)");
 }
 
 std::string CheckServerFlags(const ServerFlags& flags) {
@@ -63,6 +66,7 @@ void PrintServerHeader(const ServerFlags& f, const StoreOptions& o, int ranks) {
   std::printf("Fs skip checks:     %d\n", f.skip_fs_checks);
   std::printf("CPU affinity:       %d\n", f.cpu_affinity);
   std::printf("WAL flush every:    %lld ms (sync=%d)\n", static_cast<long long>(f.wal_flush_ms), f.wal_sync);
+  std::printf("Inline data max:    %lld bytes\n", static_cast<long long>(f.inline_data_max));
   std::printf("MAIN DB:\n%s", o.HeaderText().c_str());
   std::printf("Use existing db:    %d\n", f.use_existing_fs);
   std::printf("Db: %s/r<rank>\n", f.db.c_str());

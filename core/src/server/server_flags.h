@@ -8,6 +8,7 @@
 
 #include "deltameta/flags.h"
 #include "deltameta/store_options.h"
+#include "format/wire.h"
 
 namespace deltameta {
 
@@ -26,6 +27,7 @@ struct ServerFlags {
   int64_t conn_buffer_mb = 64;
   int64_t wal_flush_ms = 100;
   bool wal_sync = false;
+  int64_t inline_data_max = kMaxInlineDataBytes;
 };
 
 void RegisterServerFlags(FlagSet* set, ServerFlags* flags);

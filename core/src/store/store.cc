@@ -3,6 +3,7 @@
 
 #include <sys/statvfs.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdarg>
 #include <cstdio>
@@ -211,6 +212,16 @@ rocksdb::Status Store::Put(std::string_view key, const FileStat& stat) {
   return db_->Put(write_options_, rocksdb::Slice(key.data(), key.size()), rocksdb::Slice(value, n));
 }
 
+rocksdb::Status Store::PutValue(std::string_view key, std::string_view value) {
+  if (space_low_.load(std::memory_order_relaxed)) return NoSpace();
+  return db_->Put(write_options_, rocksdb::Slice(key.data(), key.size()), rocksdb::Slice(value.data(), value.size()));
+}
+
+rocksdb::Status Store::Delete(std::string_view key) {
+  if (space_low_.load(std::memory_order_relaxed)) return NoSpace();
+  return db_->Delete(write_options_, rocksdb::Slice(key.data(), key.size()));
+}
+
 rocksdb::Status Store::Write(rocksdb::WriteBatch* batch) {
   if (space_low_.load(std::memory_order_relaxed)) return NoSpace();
   return db_->Write(write_options_, batch);
@@ -248,6 +259,15 @@ rocksdb::Status Store::CountEntries(uint64_t* entries) {
 std::unique_ptr<rocksdb::Iterator> Store::NewIterator() {
   rocksdb::ReadOptions ro;
   ro.fill_cache = false;
+  return std::unique_ptr<rocksdb::Iterator>(db_->NewIterator(ro));
+}
+
+std::unique_ptr<rocksdb::Iterator> Store::NewScanIterator(size_t readahead_bytes) {
+  std::vector<rocksdb::LiveFileMetaData> tables;
+  db_->GetLiveFilesMetaData(&tables);
+  rocksdb::ReadOptions ro;
+  ro.fill_cache = false;
+  ro.readahead_size = std::clamp<size_t>(readahead_bytes / std::max<size_t>(1, tables.size()), 16 << 10, 256 << 10);
   return std::unique_ptr<rocksdb::Iterator>(db_->NewIterator(ro));
 }
 

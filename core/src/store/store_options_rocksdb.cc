@@ -1,5 +1,7 @@
 // Store settings as RocksDB options: see store_options.h. Apart from the rest of
 // StoreOptions, so that programs without a store (the RPC client) do not link RocksDB.
+#include <algorithm>
+
 #include <rocksdb/cache.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/memtablerep.h>
@@ -36,6 +38,10 @@ rocksdb::Options StoreOptions::ToRocksDb() const {
   if (write_only) {
     o.memtable_factory.reset(new rocksdb::VectorRepFactory(static_cast<size_t>(write_only_entries)));
     o.allow_concurrent_memtable_write = false;
+    // Two memtables of half the size, the one written and the one being flushed (writes
+    // wait for the flush when both are full), hold at most memtable_size together; two of
+    // memtable_size each would hold twice that while a flush lags.
+    o.write_buffer_size = static_cast<size_t>(memtable_size / 2);
   } else if (checked_creates) {
     // 1.5% of the memtable: about 10 bits an entry when it holds run 1's small entries.
     o.memtable_prefix_bloom_size_ratio = 0.015;
@@ -56,7 +62,10 @@ rocksdb::Options StoreOptions::ToRocksDb() const {
   // for about the same false-positive rate at 10 bits a key.
   t.format_version = 4;
   if (bloom_bits > 0) t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(static_cast<double>(bloom_bits)));
-  if (block_cache_size > 0) {
+  if (write_only || scan_only) {
+    t.cache_index_and_filter_blocks = true;
+    t.block_cache = rocksdb::NewLRUCache(static_cast<size_t>(std::max(block_cache_size, kTableMetadataCacheBytes)));
+  } else if (block_cache_size > 0) {
     t.block_cache = rocksdb::NewLRUCache(static_cast<size_t>(block_cache_size));
   } else {
     t.no_block_cache = true;

@@ -17,7 +17,7 @@ TableWriter::~TableWriter() = default;
 
 rocksdb::Status TableWriter::StartTable() {
   char name[32];
-  std::snprintf(name, sizeof(name), "%06zu.sst", uris_.size() + 1);
+  std::snprintf(name, sizeof(name), "%06llu.sst", static_cast<unsigned long long>(++tables_));
   const StorageLocation table = dir_.Child(prefix_ + name);
   // File buffers as the store's own flushes use (writable_file_max_buffer_size), not
   // RocksDB's 1 MiB default, which grows by copying.
@@ -29,21 +29,23 @@ rocksdb::Status TableWriter::StartTable() {
 
 rocksdb::Status TableWriter::Add(std::string_view key, std::string_view value) {
   rocksdb::Status s;
-  if (writer_ && writer_->FileSize() >= target_bytes_) {
-    s = writer_->Finish();
-    writer_.reset();
-    if (!s.ok()) return s;
-  }
-  if (!writer_) s = StartTable();
+  if (writer_ && writer_->FileSize() >= target_bytes_) s = FinishTable();
+  if (s.ok() && !writer_) s = StartTable();
   if (!s.ok()) return s;
   return writer_->Put(rocksdb::Slice(key.data(), key.size()), rocksdb::Slice(value.data(), value.size()));
 }
 
-rocksdb::Status TableWriter::Finish(std::vector<std::string>* uris) {
+rocksdb::Status TableWriter::FinishTable() {
   rocksdb::Status s;
   if (writer_) s = writer_->Finish();
   writer_.reset();
-  *uris = uris_;
+  return s;
+}
+
+rocksdb::Status TableWriter::Finish(std::vector<std::string>* uris) {
+  rocksdb::Status s = FinishTable();
+  *uris = std::move(uris_);
+  uris_.clear();
   return s;
 }
 

@@ -26,9 +26,9 @@ double ProcessCpuSeconds() {
          static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
-bool JsonLinesFile::Open(const std::string& path, std::string* error) {
+bool JsonLinesFile::Open(const std::string& path, std::string* error, bool append) {
   if (path.empty()) return true;
-  file_ = std::fopen(path.c_str(), "w");
+  file_ = std::fopen(path.c_str(), append ? "a" : "w");
   if (file_ == nullptr) *error = "cannot write --json file " + path + ": check the directory exists";
   return file_ != nullptr;
 }

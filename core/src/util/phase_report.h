@@ -51,11 +51,11 @@ std::string ResultLine(const std::string& phase, const JobPhase& job);
 // User + system CPU seconds this process has used so far.
 double ProcessCpuSeconds();
 
-// Appends one JSON document per line to a file (truncated when opened).
+// Appends one JSON document per line to a file (truncated when opened, unless `append`).
 class JsonLinesFile {
  public:
   // An empty path makes a sink that writes nothing. Returns false with *error if it cannot open.
-  bool Open(const std::string& path, std::string* error);
+  bool Open(const std::string& path, std::string* error, bool append = false);
   void Append(const nlohmann::json& doc);
   ~JsonLinesFile();
 

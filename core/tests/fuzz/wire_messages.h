@@ -31,6 +31,14 @@ inline bool ReencodeInfo(std::string_view body, uint32_t seq, std::string* frame
   return true;
 }
 
+// EncodeReadDataReply is overloaded (the server's form takes the stat and data apart).
+inline bool ReencodeReadDataReply(std::string_view body, uint32_t seq, std::string* frame) {
+  ReadDataReply m;
+  if (!DecodeReadDataReply(body, &m)) return false;
+  EncodeReadDataReply(m, seq, frame);
+  return true;
+}
+
 struct WireCodec {
   MsgType type;
   const char* name;
@@ -52,6 +60,13 @@ inline const std::vector<WireCodec>& WireCodecs() {
       {MsgType::kStatsReply, "StatsReply", Reencode<StatsReply, DecodeStatsReply, EncodeStatsReply>},
       {MsgType::kAttachShmReply, "AttachShmReply", Reencode<OpStatus, DecodeAttachShmReply, EncodeAttachShmReply>},
       {MsgType::kHelloReply, "HelloReply", Reencode<OpStatus, DecodeHelloReply, EncodeHelloReply>},
+      {MsgType::kCreateData, "CreateData", Reencode<CreateDataRequest, DecodeCreateData, EncodeCreateData>},
+      {MsgType::kReadData, "ReadData", Reencode<NameRequest, DecodeReadData, EncodeReadData>},
+      {MsgType::kDelete, "Delete", Reencode<NameRequest, DecodeDelete, EncodeDelete>},
+      {MsgType::kCreateDataReply, "CreateDataReply",
+       Reencode<CreateDataReply, DecodeCreateDataReply, EncodeCreateDataReply>},
+      {MsgType::kReadDataReply, "ReadDataReply", ReencodeReadDataReply},
+      {MsgType::kDeleteReply, "DeleteReply", Reencode<OpStatus, DecodeDeleteReply, EncodeDeleteReply>},
   };
   return codecs;
 }
@@ -72,6 +87,11 @@ inline FileStat ExtremeStat() {  // unit/wire_test.cc
   s.size = uint64_t{1} << 63;
   s.mtime_us = 1;
   s.ctime_us = UINT64_MAX - 1;
+  return s;
+}
+
+inline FileStat SizedStat(FileStat s, uint64_t size) {  // a data create's stat: its size is the data's
+  s.size = size;
   return s;
 }
 
@@ -115,6 +135,19 @@ inline std::vector<std::string> SampleFrames() {
   EncodeHello(std::string(kHelloSecretBytes, '\xa5'), 14, next());  // unit/wire_test.cc
   EncodeHelloReply(OpStatus::kOk, 15, next());
   EncodeHelloReply(OpStatus::kBadSecret, 15, next());
+  // unit/wire_test.cc and unit/wire_decode_test.cc
+  EncodeCreateData(CreateDataRequest{7, "o3.1.1a", SizedStat(SomeStat(), 5), "12345"}, 21, next());
+  EncodeCreateData(CreateDataRequest{UINT64_MAX, std::string(255, 'n'), SizedStat(ExtremeStat(), 0), ""}, 21, next());
+  EncodeCreateData(CreateDataRequest{1, "o", SizedStat(FileStat(), 3), std::string("\0x\xff", 3)}, 21, next());
+  EncodeReadData(NameRequest{7, "o3.1.1a"}, 22, next());
+  EncodeReadData(NameRequest{0x0102030405060708, std::string("a\0b", 3)}, 22, next());
+  EncodeDelete(NameRequest{7, "o3.1.1a"}, 23, next());
+  EncodeCreateDataReply(CreateDataReply{OpStatus::kOk, kMaxInlineDataBytes}, 24, next());
+  EncodeCreateDataReply(CreateDataReply{OpStatus::kTooLarge, 4096}, 24, next());
+  EncodeReadDataReply(ReadDataReply{OpStatus::kOk, SizedStat(SomeStat(), 3), "abc"}, 25, next());
+  EncodeReadDataReply(ReadDataReply{OpStatus::kNotFound, FileStat(), ""}, 25, next());
+  EncodeDeleteReply(OpStatus::kOk, 27, next());
+  EncodeDeleteReply(OpStatus::kNotFound, 27, next());
   return f;
 }
 

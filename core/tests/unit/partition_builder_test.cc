@@ -1,14 +1,18 @@
-// Tests partition_builder.h and entry_record.h: entries added in any order, one by one or
-// as batches of records, come out of the built store sorted, once each (the first value
-// of a repeated key, in arrival order), names of every allowed length included.
+// Tests partition_builder.h, run_file.h, run_merge.h and entry_record.h: entries added in
+// any order as batches of records come out of the built store sorted, once each (the first
+// value of a repeated key, in arrival order), names of every allowed length included, the
+// same whether the partition fits the builder's bound or is spilled as sorted runs and
+// merged (in one pass, or in several when the runs outnumber the bound's buffers).
 #include "compactor/partition_builder.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <random>
 
 #include <gtest/gtest.h>
 
+#include "compactor/run_file.h"
 #include "deltameta/key.h"
 #include "deltameta/stat_codec.h"
 #include "deltameta/store.h"
@@ -29,49 +33,6 @@ std::string StatWithIno(uint64_t ino) {
 
 using Entries = std::vector<std::pair<std::string, std::string>>;
 
-// Builds the partition into a new store and returns what the store holds, in order.
-Entries BuildAndRead(PartitionBuilder* builder, uint64_t* duplicates) {
-  TempDir dir;
-  std::string error;
-  StoreOptions options;
-  EXPECT_TRUE(builder->Build(dir.location(), dir.path() + "/store", options,
-                             StoreLayout{StoreLayout::Kind::kPartition, 0, 1}, duplicates, &error))
-      << error;
-  auto store = Store::Open(dir.path() + "/store", Store::Mode::kReadOnly, options, StoreLayout{}, &error);
-  EXPECT_TRUE(store) << error;
-  Entries got;
-  if (!store) return got;
-  auto it = store->NewIterator();
-  for (it->SeekToFirst(); it->Valid(); it->Next()) got.emplace_back(it->key().ToString(), it->value().ToString());
-  return got;
-}
-
-TEST(PartitionBuilderTest, WritesEveryKeyOnceInOrder) {
-  // Names of 1 to 255 bytes (the longest keys a store holds), across several 1 MiB blocks.
-  std::map<std::string, std::string> expected;
-  std::vector<std::pair<std::string, std::string>> adds;
-  for (int i = 0; i < 20000; i++) {
-    std::string name = std::to_string(i) + std::string(static_cast<size_t>(i % kMaxNameBytes), 'n');
-    name.resize(std::min(name.size(), kMaxNameBytes));
-    std::string key = EncodeKey(7, name);
-    if (expected.emplace(key, StatWithIno(static_cast<uint64_t>(i))).second) {
-      adds.emplace_back(key, expected[key]);
-    }
-  }
-  std::shuffle(adds.begin(), adds.end(), std::mt19937(42));
-  // Repeats of some keys, added after their first value: the first value wins.
-  const size_t repeats = 100;
-  for (size_t i = 0; i < repeats; i++) adds.emplace_back(adds[i].first, StatWithIno(999999));
-
-  PartitionBuilder builder;
-  for (const auto& [key, value] : adds) builder.Add(key, value);
-  EXPECT_EQ(builder.size(), adds.size());
-
-  uint64_t duplicates = 0;
-  EXPECT_EQ(BuildAndRead(&builder, &duplicates), Entries(expected.begin(), expected.end()));
-  EXPECT_EQ(duplicates, repeats);
-}
-
 std::string Records(const Entries& entries) {
   std::string out;
   for (const auto& [key, value] : entries) {
@@ -82,26 +43,128 @@ std::string Records(const Entries& entries) {
   return out;
 }
 
+// Builds the partition into a new store and returns what the store holds, in order.
+Entries BuildAndRead(PartitionBuilder* builder, const TempDir& dir, uint64_t* duplicates) {
+  std::string error;
+  StoreOptions options;
+  EXPECT_TRUE(builder->Build(dir.path() + "/store", options, StoreLayout{StoreLayout::Kind::kPartition, 0, 1},
+                             duplicates, &error))
+      << error;
+  auto store = Store::Open(dir.path() + "/store", Store::Mode::kReadOnly, options, StoreLayout{}, &error);
+  EXPECT_TRUE(store) << error;
+  Entries got;
+  if (!store) return got;
+  auto it = store->NewIterator();
+  for (it->SeekToFirst(); it->Valid(); it->Next()) got.emplace_back(it->key().ToString(), it->value().ToString());
+  return got;
+}
+
+// 20,000 names of 1 to 255 bytes (the longest keys a store holds) in a random order, then
+// `repeats` of them again with other values: the first value must win.
+struct Workload {
+  std::map<std::string, std::string> expected;
+  Entries adds;
+  size_t repeats = 100;
+
+  Workload() {
+    for (int i = 0; i < 20000; i++) {
+      std::string name = std::to_string(i) + std::string(static_cast<size_t>(i % kMaxNameBytes), 'n');
+      name.resize(std::min(name.size(), kMaxNameBytes));
+      std::string key = EncodeKey(7, name);
+      if (expected.emplace(key, StatWithIno(static_cast<uint64_t>(i))).second) adds.emplace_back(key, expected[key]);
+    }
+    std::shuffle(adds.begin(), adds.end(), std::mt19937(42));
+    for (size_t i = 0; i < repeats; i++) adds.emplace_back(adds[i].first, StatWithIno(999999));
+  }
+};
+
+// Adds the workload in batches of `batch` records to a builder of `bound` bytes; checks
+// the store and the duplicate count, and returns how many runs were spilled.
+size_t BuildWorkload(size_t bound, size_t batch) {
+  TempDir dir;
+  Workload w;
+  PartitionBuilder builder(dir.location(), bound);
+  std::string error;
+  for (size_t i = 0; i < w.adds.size(); i += batch) {
+    const Entries part(w.adds.begin() + static_cast<std::ptrdiff_t>(i),
+                       w.adds.begin() + static_cast<std::ptrdiff_t>(std::min(i + batch, w.adds.size())));
+    EXPECT_TRUE(builder.AddRecords(Records(part), &error)) << error;
+  }
+  EXPECT_EQ(builder.size(), w.adds.size());
+  const size_t runs = builder.runs();
+  uint64_t duplicates = 0;
+  EXPECT_EQ(BuildAndRead(&builder, dir, &duplicates), Entries(w.expected.begin(), w.expected.end()));
+  EXPECT_EQ(duplicates, w.repeats);
+  return runs;
+}
+
+TEST(PartitionBuilderTest, WritesEveryKeyOnceInOrderWhenItFits) {
+  EXPECT_EQ(BuildWorkload(64 << 20, 1), 0u);
+  EXPECT_EQ(BuildWorkload(64 << 20, 1000), 0u);
+}
+
+TEST(PartitionBuilderTest, SpillsSortedRunsAndMergesThemInOnePass) {
+  // About 2.9 MB of records and index: 1 MiB holds a third, and 16 run buffers.
+  const size_t runs = BuildWorkload(1 << 20, 500);
+  EXPECT_GE(runs, 3u);
+  EXPECT_LE(runs, 16u);
+}
+
+TEST(PartitionBuilderTest, MergesInPassesWhenRunsOutnumberBuffers) {
+  // 128 KiB: runs of a few hundred records, merged two at a time, in several passes.
+  EXPECT_GT(BuildWorkload(128 << 10, 100), 8u);
+}
+
 TEST(PartitionBuilderTest, TakesBatchesOfRecordsInArrivalOrder) {
+  TempDir dir;
   const std::string a = EncodeKey(1, "a"), b = EncodeKey(1, "b"), c = EncodeKey(1, "c");
-  PartitionBuilder builder;
-  builder.Add(c, StatWithIno(3));
-  ASSERT_TRUE(builder.AddRecords(Records({{b, StatWithIno(2)}, {c, StatWithIno(30)}})));
-  builder.Add(a, StatWithIno(1));
-  ASSERT_TRUE(builder.AddRecords(Records({{a, StatWithIno(10)}})));
-  ASSERT_TRUE(builder.AddRecords(""));
+  PartitionBuilder builder(dir.location(), 1 << 20);
+  std::string error;
+  ASSERT_TRUE(builder.AddRecords(Records({{c, StatWithIno(3)}}), &error));
+  ASSERT_TRUE(builder.AddRecords(Records({{b, StatWithIno(2)}, {c, StatWithIno(30)}}), &error));
+  ASSERT_TRUE(builder.AddRecords(Records({{a, StatWithIno(1)}}), &error));
+  ASSERT_TRUE(builder.AddRecords(Records({{a, StatWithIno(10)}}), &error));
+  ASSERT_TRUE(builder.AddRecords("", &error));
   EXPECT_EQ(builder.size(), 5u);
 
   // Not whole records: refused, and nothing taken.
   const std::string good = Records({{b, StatWithIno(20)}});
-  for (size_t len = 1; len < good.size(); len++) EXPECT_FALSE(builder.AddRecords(good.substr(0, len))) << len;
-  EXPECT_FALSE(builder.AddRecords(good + "x"));
+  for (size_t len = 1; len < good.size(); len++) {
+    EXPECT_FALSE(builder.AddRecords(good.substr(0, len), &error)) << len;
+    EXPECT_NE(error.find("malformed"), std::string::npos) << error;
+  }
+  EXPECT_FALSE(builder.AddRecords(good + "x", &error));
   EXPECT_EQ(builder.size(), 5u);
 
   uint64_t duplicates = 0;
   const Entries want = {{a, StatWithIno(1)}, {b, StatWithIno(2)}, {c, StatWithIno(3)}};
-  EXPECT_EQ(BuildAndRead(&builder, &duplicates), want);
+  EXPECT_EQ(BuildAndRead(&builder, dir, &duplicates), want);
   EXPECT_EQ(duplicates, 2u);
+}
+
+TEST(RunFileTest, ReadsBackRecordsLargerThanItsBufferAndRefusesATruncatedRun) {
+  TempDir dir;
+  const StorageLocation file = dir.location().Child("run");
+  const Entries entries = {{"k1", "v"}, {std::string(0xffff, 'k'), std::string(0xffff, 'v')}, {"k3", ""}};
+  RunWriter writer;
+  ASSERT_TRUE(writer.Open(file, 4096).ok());
+  for (const auto& [key, value] : entries) ASSERT_TRUE(writer.Add(key, value).ok());
+  ASSERT_TRUE(writer.Close().ok());
+
+  RunReader reader;
+  ASSERT_TRUE(reader.Open(file, 4096).ok());
+  Entries got;
+  while (reader.Next()) got.emplace_back(reader.key(), reader.value());
+  EXPECT_TRUE(reader.status().ok()) << reader.status().ToString();
+  EXPECT_EQ(got, entries);
+
+  std::filesystem::resize_file(file.path(), std::filesystem::file_size(file.path()) - 1);
+  ASSERT_TRUE(reader.Open(file, 4096).ok());
+  size_t read = 0;
+  while (reader.Next()) read++;
+  EXPECT_EQ(read, 2u);
+  EXPECT_TRUE(reader.status().IsCorruption()) << reader.status().ToString();
+  EXPECT_NE(reader.status().ToString().find("ends inside a record"), std::string::npos);
 }
 
 TEST(EntryRecordTest, ReadsBackWhatWasWrittenAndRefusesTruncation) {

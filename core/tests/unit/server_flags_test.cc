@@ -39,6 +39,7 @@ TEST(ServerFlagsTest, NeedsTheStoreRoot) {
   EXPECT_EQ(g.idle_timeout, 1800);
   EXPECT_EQ(g.conn_buffer_mb, 64);
   EXPECT_EQ(g.wal_flush_ms, 100);
+  EXPECT_EQ(g.inline_data_max, kMaxInlineDataBytes);
   EXPECT_FALSE(g.use_existing_fs || g.skip_fs_checks || g.wal_sync);
   EXPECT_TRUE(g.cpu_affinity);
 }
@@ -47,7 +48,7 @@ TEST(ServerFlagsTest, ParsesEveryFlag) {
   ServerFlags f;
   EXPECT_EQ(Parse({"--db=/d", "--use_existing_fs=1", "--skip_fs_checks=1", "--ports_per_rank=3", "--rpc_threads=4",
                    "--rpc_ip=host", "--info_port=0", "--ready_file=/r", "--cpu_affinity=0", "--frame_timeout=2",
-                   "--idle_timeout=0", "--conn_buffer_mb=1", "--wal_flush_ms=0", "--wal_sync=1"},
+                   "--idle_timeout=0", "--conn_buffer_mb=1", "--wal_flush_ms=0", "--wal_sync=1", "--inline_data_max=0"},
                   &f),
             "");
   EXPECT_TRUE(f.use_existing_fs && f.skip_fs_checks && f.wal_sync);
@@ -61,11 +62,13 @@ TEST(ServerFlagsTest, ParsesEveryFlag) {
   EXPECT_EQ(f.idle_timeout, 0);
   EXPECT_EQ(f.conn_buffer_mb, 1);
   EXPECT_EQ(f.wal_flush_ms, 0);
+  EXPECT_EQ(f.inline_data_max, 0);
 }
 
 TEST(ServerFlagsTest, RefusesValuesOutOfRange) {
   for (const char* arg : {"--ports_per_rank=0", "--ports_per_rank=17", "--rpc_threads=65", "--info_port=65536",
-                          "--frame_timeout=0", "--idle_timeout=-1", "--conn_buffer_mb=4097", "--wal_flush_ms=60001"}) {
+                          "--frame_timeout=0", "--idle_timeout=-1", "--conn_buffer_mb=4097", "--wal_flush_ms=60001",
+                          "--inline_data_max=-1", "--inline_data_max=65480"}) {
     ServerFlags f;
     EXPECT_NE(Parse({"--db=/d", arg}, &f), "") << arg;
   }

@@ -1,4 +1,6 @@
-// Tests table_writer.h: tables are cut at the table size, named in order, and ingest into a store.
+// Tests table_writer.h: tables are cut at the table size, named in order, and ingest into a store;
+// sorted runs ended by FinishTable overlap, and all of them ingest into a store in one call
+// (as a bulk-insertion client's spills do), a key in two runs reading as the later run's.
 #include "store/table_writer.h"
 
 #include <cstdio>
@@ -86,6 +88,46 @@ TEST(TableWriterTest, RejectsKeysOutOfOrder) {
   ASSERT_TRUE(writer.Add(KeyOf(2), ValueOf(2)).ok());
   EXPECT_FALSE(writer.Add(KeyOf(2), ValueOf(2)).ok());
   EXPECT_FALSE(writer.Add(KeyOf(1), ValueOf(1)).ok());
+}
+
+TEST(TableWriterTest, OverlappingRunsIngestInOneCallLaterRunsWinning) {
+  TempDir dir;
+  std::vector<std::string> paths;
+  {
+    TableWriter writer(StoreOptions(), dir.location(), "p0-");
+    for (int run = 0; run < 3; run++) {
+      // Run r holds every third key from r, and key 0 again with the run's value.
+      if (run > 0) {
+        ASSERT_TRUE(writer.Add(KeyOf(0), ValueOf(1000 + run)).ok());
+      }
+      for (int i = run; i < 3000; i += 3) {
+        ASSERT_TRUE(writer.Add(KeyOf(i), ValueOf(i)).ok()) << i;
+      }
+      ASSERT_TRUE(writer.FinishTable().ok());
+      ASSERT_TRUE(writer.FinishTable().ok());  // nothing open: no empty table
+    }
+    ASSERT_TRUE(writer.Finish(&paths).ok());
+    std::vector<std::string> again = {"stale"};
+    ASSERT_TRUE(writer.Finish(&again).ok());
+    EXPECT_TRUE(again.empty());  // each table is handed out once
+  }
+  ASSERT_EQ(paths.size(), 3u);
+  EXPECT_EQ(paths.back(), dir.path() + "/p0-000003.sst");
+
+  std::string error;
+  auto store = Store::Open(dir.path() + "/store", Store::Mode::kCreate, StoreOptions(),
+                           StoreLayout{StoreLayout::Kind::kPartition, 0, 1}, &error);
+  ASSERT_NE(store, nullptr) << error;
+  rocksdb::Status s = store->Ingest(paths);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  uint64_t entries = 0;
+  ASSERT_TRUE(store->CountEntries(&entries).ok());
+  EXPECT_EQ(entries, 3000u);
+  std::string value;
+  ASSERT_TRUE(store->Get(KeyOf(0), &value).ok());
+  EXPECT_EQ(value, ValueOf(1002));
+  ASSERT_TRUE(store->Get(KeyOf(2999), &value).ok());
+  EXPECT_EQ(value, ValueOf(2999));
 }
 
 }  // namespace

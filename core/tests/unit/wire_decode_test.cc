@@ -50,6 +50,29 @@ FileStat SomeStat() {
   return s;
 }
 
+FileStat DataStat(uint64_t size) {
+  FileStat s = SomeStat();
+  s.size = size;
+  return s;
+}
+
+// Replies that are a status alone (their encoders take the status, not a struct).
+Codec MakeStatusCodec(bool (*decode)(std::string_view, OpStatus*), void (*encode)(OpStatus, uint32_t, std::string*)) {
+  return [=](std::string_view body, std::string* reencoded) {
+    OpStatus s;
+    if (!decode(body, &s)) return false;
+    encode(s, 0, reencoded);
+    reencoded->erase(0, kFrameHeaderBytes);
+    return true;
+  };
+}
+
+std::string StatusBody(void (*encode)(OpStatus, uint32_t, std::string*), OpStatus s) {
+  std::string frame;
+  encode(s, 1, &frame);
+  return frame.substr(kFrameHeaderBytes);
+}
+
 struct Case {
   const char* name;
   std::string body;  // a valid body
@@ -72,6 +95,16 @@ std::vector<Case> ValidCases() {
        MakeCodec(DecodeInfoReply, EncodeInfoReply)},
       {"StatsReply", BodyOf(EncodeStatsReply, StatsReply{123, 456, true}),
        MakeCodec(DecodeStatsReply, EncodeStatsReply)},
+      {"CreateData", BodyOf(EncodeCreateData, CreateDataRequest{7, "o3.1.1a", DataStat(5), "12345"}),
+       MakeCodec(DecodeCreateData, EncodeCreateData)},
+      {"ReadData", BodyOf(EncodeReadData, NameRequest{7, "o3.1.1a"}), MakeCodec(DecodeReadData, EncodeReadData)},
+      {"Delete", BodyOf(EncodeDelete, NameRequest{7, "o3.1.1a"}), MakeCodec(DecodeDelete, EncodeDelete)},
+      {"CreateDataReply", BodyOf(EncodeCreateDataReply, CreateDataReply{OpStatus::kTooLarge, 4096}),
+       MakeCodec(DecodeCreateDataReply, EncodeCreateDataReply)},
+      {"ReadDataReply", BodyOf(EncodeReadDataReply, ReadDataReply{OpStatus::kOk, DataStat(3), "abc"}),
+       MakeCodec(DecodeReadDataReply, EncodeReadDataReply)},
+      {"DeleteReply", StatusBody(EncodeDeleteReply, OpStatus::kNotFound),
+       MakeStatusCodec(DecodeDeleteReply, EncodeDeleteReply)},
   };
 }
 
@@ -179,6 +212,57 @@ TEST(WireDecodeTest, RejectsBoolByteOverOne) {
     body.back() = static_cast<char>(b);
     EXPECT_FALSE(DecodeStatsReply(body, &reply)) << b;
   }
+}
+
+TEST(WireDecodeTest, RejectsDataCreateWhoseSizeIsNotItsData) {
+  CreateDataRequest m;
+  EXPECT_TRUE(DecodeCreateData(BodyOf(EncodeCreateData, CreateDataRequest{1, "o", DataStat(3), "abc"}), &m));
+  for (uint64_t size : {uint64_t{0}, uint64_t{2}, uint64_t{4}, UINT64_MAX}) {
+    EXPECT_FALSE(DecodeCreateData(BodyOf(EncodeCreateData, CreateDataRequest{1, "o", DataStat(size), "abc"}), &m))
+        << size;
+  }
+  for (const std::string& name : {std::string(), std::string(256, 'n')}) {
+    EXPECT_FALSE(DecodeCreateData(BodyOf(EncodeCreateData, CreateDataRequest{1, name, DataStat(1), "a"}), &m));
+    NameRequest n;
+    EXPECT_FALSE(DecodeReadData(BodyOf(EncodeReadData, NameRequest{1, name}), &n));
+    EXPECT_FALSE(DecodeDelete(BodyOf(EncodeDelete, NameRequest{1, name}), &n));
+  }
+}
+
+TEST(WireDecodeTest, RejectsDataLengthOverTheBody) {
+  std::string body = BodyOf(EncodeCreateData, CreateDataRequest{1, "o", DataStat(3), "abc"});
+  const size_t length_at = body.size() - 3 - 4;
+  CreateDataRequest m;
+  for (uint32_t len : {4u, 0x10000u, 0xffffffffu}) {
+    std::string bad = body;
+    for (int b = 0; b < 4; b++) bad[length_at + b] = static_cast<char>(len >> (8 * b));
+    EXPECT_FALSE(DecodeCreateData(bad, &m)) << len;
+  }
+  std::string reply = BodyOf(EncodeReadDataReply, ReadDataReply{OpStatus::kOk, DataStat(3), "abc"});
+  reply[reply.size() - 3 - 4] = 9;  // announces 9 bytes, holds 3
+  ReadDataReply r;
+  EXPECT_FALSE(DecodeReadDataReply(reply, &r));
+}
+
+TEST(WireDecodeTest, RejectsBadDataReplies) {
+  CreateDataReply c;
+  EXPECT_TRUE(DecodeCreateDataReply(BodyOf(EncodeCreateDataReply, CreateDataReply{OpStatus::kOk, 0}), &c));
+  EXPECT_FALSE(DecodeCreateDataReply(
+      BodyOf(EncodeCreateDataReply, CreateDataReply{OpStatus::kOk, kMaxInlineDataBytes + 1}), &c));
+  for (OpStatus bad : {OpStatus::kBadSecret, static_cast<OpStatus>(10), static_cast<OpStatus>(0xff)}) {
+    EXPECT_FALSE(DecodeCreateDataReply(BodyOf(EncodeCreateDataReply, CreateDataReply{bad, 1}), &c));
+  }
+  // kTooLarge answers only a data create.
+  ReadDataReply r;
+  OpStatus s;
+  EXPECT_FALSE(DecodeReadDataReply(BodyOf(EncodeReadDataReply, ReadDataReply{OpStatus::kTooLarge, {}, ""}), &r));
+  EXPECT_FALSE(DecodeDeleteReply(StatusBody(EncodeDeleteReply, OpStatus::kTooLarge), &s));
+  EXPECT_FALSE(DecodeDeleteReply(StatusBody(EncodeDeleteReply, OpStatus::kBadSecret), &s));
+  StatReply sr;
+  EXPECT_FALSE(DecodeStatReply(BodyOf(EncodeStatReply, StatReply{OpStatus::kTooLarge, SomeStat()}), &sr));
+  // Data only with kOk.
+  EXPECT_FALSE(DecodeReadDataReply(BodyOf(EncodeReadDataReply, ReadDataReply{OpStatus::kNotFound, {}, "x"}), &r));
+  EXPECT_TRUE(DecodeReadDataReply(BodyOf(EncodeReadDataReply, ReadDataReply{OpStatus::kNotFound, {}, ""}), &r));
 }
 
 // Random and mutated bodies must never crash a decoder, and whatever a decoder accepts

@@ -171,6 +171,70 @@ TEST(WireTest, HelloRoundTrip) {
   EXPECT_FALSE(DecodeAttachShmReply(std::string(1, static_cast<char>(OpStatus::kBadSecret)), &got));
 }
 
+FileStat DataStat(size_t bytes) {
+  FileStat s = ExtremeStat();
+  s.size = bytes;
+  return s;
+}
+
+TEST(WireTest, CreateDataRoundTrip) {
+  for (const std::string& data : {std::string(), std::string("\0x\xff", 3), std::string(kMaxInlineDataBytes, 'd'),
+                                  std::string(kMaxInlineDataBytes + 1, 'e')}) {
+    CreateDataRequest in{UINT64_MAX, std::string(255, 'n'), DataStat(data.size()), data};
+    std::string frame;
+    EncodeCreateData(in, 21, &frame);
+    CreateDataRequest out{1, "left", FileStat(), "over"};
+    ASSERT_TRUE(DecodeCreateData(BodyOf(frame, MsgType::kCreateData, 21), &out)) << data.size();
+    EXPECT_EQ(out.dir_id, in.dir_id);
+    EXPECT_EQ(out.name, in.name);
+    EXPECT_EQ(out.stat, in.stat);
+    EXPECT_EQ(out.data, in.data);
+  }
+}
+
+TEST(WireTest, ReadDataAndDeleteRoundTrip) {
+  NameRequest in{0x0102030405060708, std::string("a\0b", 3)};
+  std::string frame;
+  EncodeReadData(in, 22, &frame);
+  NameRequest out{1, "left over"};
+  ASSERT_TRUE(DecodeReadData(BodyOf(frame, MsgType::kReadData, 22), &out));
+  EXPECT_EQ(out.dir_id, in.dir_id);
+  EXPECT_EQ(out.name, in.name);
+  EncodeDelete(in, 23, &frame);
+  NameRequest del{1, "left over"};
+  ASSERT_TRUE(DecodeDelete(BodyOf(frame, MsgType::kDelete, 23), &del));
+  EXPECT_EQ(del.dir_id, in.dir_id);
+  EXPECT_EQ(del.name, in.name);
+}
+
+TEST(WireTest, DataRepliesRoundTrip) {
+  std::string frame;
+  for (OpStatus status : {OpStatus::kOk, OpStatus::kExists, OpStatus::kReadOnly, OpStatus::kTooLarge}) {
+    EncodeCreateDataReply(CreateDataReply{status, kMaxInlineDataBytes}, 24, &frame);
+    CreateDataReply out{OpStatus::kIoError, 1};
+    ASSERT_TRUE(DecodeCreateDataReply(BodyOf(frame, MsgType::kCreateDataReply, 24), &out));
+    EXPECT_EQ(out.status, status);
+    EXPECT_EQ(out.inline_data_max, kMaxInlineDataBytes);
+  }
+  const std::string data(3901, 'q');
+  EncodeReadDataReply(ReadDataReply{OpStatus::kOk, DataStat(data.size()), data}, 25, &frame);
+  ReadDataReply got{OpStatus::kIoError, FileStat(), "left over"};
+  ASSERT_TRUE(DecodeReadDataReply(BodyOf(frame, MsgType::kReadDataReply, 25), &got));
+  EXPECT_EQ(got.status, OpStatus::kOk);
+  EXPECT_EQ(got.stat, DataStat(data.size()));
+  EXPECT_EQ(got.data, data);
+  EncodeReadDataReply(OpStatus::kNotFound, FileStat(), "", 26, &frame);
+  ASSERT_TRUE(DecodeReadDataReply(BodyOf(frame, MsgType::kReadDataReply, 26), &got));
+  EXPECT_EQ(got.status, OpStatus::kNotFound);
+  EXPECT_TRUE(got.data.empty());
+  for (OpStatus status : {OpStatus::kOk, OpStatus::kNotFound, OpStatus::kReadOnly}) {
+    EncodeDeleteReply(status, 27, &frame);
+    OpStatus out = OpStatus::kIoError;
+    ASSERT_TRUE(DecodeDeleteReply(BodyOf(frame, MsgType::kDeleteReply, 27), &out));
+    EXPECT_EQ(out, status);
+  }
+}
+
 TEST(WireTest, HeaderRejectsBadMagic) {
   std::string frame;
   EncodeInfo(1, &frame);
@@ -193,7 +257,7 @@ TEST(WireTest, HeaderRejectsBadVersion) {
 }
 
 TEST(WireTest, HeaderAcceptsExactlyTheKnownTypes) {
-  const std::vector<int> known = {1, 2, 3, 4, 5, 6, 7, 0x81, 0x83, 0x84, 0x85, 0x86, 0x87};
+  const std::vector<int> known = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0x81, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a};
   std::string frame;
   EncodeInfo(1, &frame);
   for (int t = 0; t < 256; t++) {
