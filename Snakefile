@@ -30,6 +30,7 @@ include: "workflows/rules/indexfs.smk"
 include: "workflows/rules/deltafs.smk"
 include: "workflows/rules/analysis.smk"
 include: "workflows/rules/floor.smk"
+include: "workflows/rules/mdworkbench.smk"
 
 
 # scripts/run-all.sh and the image's entry point write the report next to the results:
@@ -72,6 +73,7 @@ rule all:
         expand(
             "{out}/figures/{figure}.{ext}", out=OUT, figure=FIGURES + ["claims", "storage_floor"], ext=["pdf", "png"]
         ),
+        mdworkbench_outputs(),
 
 
 # Under a cluster executor (config/profiles/slurm) these run where snakemake runs; only the
@@ -90,3 +92,6 @@ localrules:
     claims_figure,
     storage_floor,
     floor,
+    mdworkbench_validate,
+    mdworkbench_summary,
+    mdworkbench_figure,

@@ -60,6 +60,8 @@ tree) to replace it.
 | `validation.json` | every run's op counts exact and zero errors |
 | `provenance.json` | configuration, versions, host |
 | `floor.md`, `floor.csv` | each phase's bytes/s beside the storage floor fio measured |
+| `mdworkbench/table.md`, `summary.csv`, `validation.json` | the MD-Workbench runs: rates and latency \
+quantiles per interface and op type, every run checked |
 
 Throughputs on a 2-core machine vary by 10-20% between runs (the lstat phases more); compare
 ratios within a run, as the claims do.""")

@@ -19,10 +19,12 @@ minutes=$(( ($(date +%s) - start + 30) / 60 ))
 out=results/default
 ref=results/reference
 for f in summary.csv validation.json provenance.json claims.json claims.md results-table.md artifact-appendix.md \
-  floor.csv floor.md; do
+  floor.csv floor.md mdworkbench/summary.csv mdworkbench/validation.json mdworkbench/table.md; do
   [ -f "$out/$f" ] || { echo "update-reference: $out/$f is missing: the run did not finish (see above)" >&2; exit 1; }
 done
-rm -f "$ref"/*.csv "$ref"/*.json "$ref"/*.md paper/figures/*.pdf paper/figures/*.png
+rm -f "$ref"/*.csv "$ref"/*.json "$ref"/*.md "$ref"/mdworkbench/* paper/figures/*.pdf paper/figures/*.png
+mkdir -p "$ref/mdworkbench"
+cp "$out"/mdworkbench/summary.csv "$out"/mdworkbench/validation.json "$out"/mdworkbench/table.md "$ref/mdworkbench/"
 cp "$out"/summary.csv "$out"/validation.json "$out"/provenance.json "$out"/claims.json "$out"/claims.md \
   "$out"/results-table.md "$out"/floor.csv "$out"/floor.md "$ref"/
 cp "$out"/figures/*.pdf "$out"/figures/*.png paper/figures/

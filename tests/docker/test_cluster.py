@@ -31,7 +31,7 @@ def test_smoke_profile_spans_every_node(cluster):
         for d in phases:
             assert d["placement"]["hosts"] >= 2, (path, d["placement"])
             hosts |= set(d["placement"]["rank_hosts"])
-        if "/indexfs" in path:  # servers on the head, clients on the other nodes
+        if "/runs/indexfs/" in path:  # servers on the head, clients on the other nodes
             head_ip = {a.rsplit(":", 1)[0] for a in phases[0]["server_addresses"]}
             assert len(head_ip) == 1
     assert len(hosts) == 3

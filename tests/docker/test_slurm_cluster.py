@@ -56,7 +56,7 @@ def test_smoke_profile_one_job_per_run_across_nodes(cluster):
             assert d["placement"]["hosts"] >= 2, (path, d["placement"])
             assert set(d["placement"]["rank_hosts"]) <= set(job["nodes"]), (path, d["placement"], job)
             hosts |= set(d["placement"]["rank_hosts"])
-        if "/indexfs" in path:  # servers on the job's first node, clients on the others
+        if "/runs/indexfs/" in path:  # servers on the job's first node, clients on the others
             assert len(job["nodes"]) == 3 and job["nodes"][0] not in phases[0]["placement"]["rank_hosts"]
     assert len(job_ids) == len(docs) and len(hosts) == 3
     with open(os.path.join(cluster.out, "results", "multi-node-smoke", "provenance.json")) as f:

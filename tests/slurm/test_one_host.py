@@ -19,7 +19,7 @@ from slurm_helpers import REPO, SlurmWorkflow, copy_profile, jobcomp, queued_job
 BUILD = os.environ.get("DELTAMETA_BUILD_DIR", os.path.join(REPO, "build", "core"))
 # Two runs, one Slurm job each, so that one can fail while the other completes.
 TWO_RUNS = {"name": "slurm-failures", "systems": ["indexfs"], "client_ranks": [1, 2], "repetitions": 1,
-            "job_timeout_s": 600}
+            "job_timeout_s": 600, "mdworkbench": {"interfaces": []}}
 
 
 def docker_answers():

@@ -17,6 +17,10 @@ import pytest
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SMOKE = os.path.join(REPO, "config", "profiles", "smoke.yaml")
 RADOS = os.path.join(REPO, "config", "profiles", "rados.yaml")
+# Overrides: the core as build/core has it (no build rule run), and no MD-Workbench runs
+# (for tests about the designs' runs only).
+BUILT = {"core": {"build": "installed", "bin_dir": os.path.join(REPO, "build", "core")}}
+NO_MDWB = {"mdworkbench": {"interfaces": []}}
 
 
 def deltameta_processes(workdir):

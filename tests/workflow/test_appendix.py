@@ -14,7 +14,7 @@ from conftest import REPO
 sys.path.insert(0, os.path.join(REPO, "workflows", "scripts"))
 from artifact_appendix import CLAIMS_MARK, TIMES_MARK, fill, wall_seconds  # noqa: E402
 
-RUN_RULES = ("indexfs", "indexfs_bulk", "deltafs_read", "deltafs_compact", "deltafs_write")
+RUN_RULES = ("indexfs", "indexfs_bulk", "deltafs_read", "deltafs_compact", "deltafs_write", "mdworkbench")
 
 
 def test_smoke_appendix_has_the_runs_step_times_and_claims(smoke):
@@ -26,7 +26,7 @@ def test_smoke_appendix_has_the_runs_step_times_and_claims(smoke):
     assert set(rows) == {"build_core", *RUN_RULES}, rows
     benchmarks = glob.glob(smoke.path("results", "benchmarks", "**", "*.tsv"), recursive=True)
     runs = [p for p in benchmarks if not p.endswith("build_core.tsv")]
-    assert sum(n for rule, (n, _) in rows.items() if rule != "build_core") == len(runs) == 20
+    assert sum(n for rule, (n, _) in rows.items() if rule != "build_core") == len(runs) == 23  # 20 + MD-Workbench 3
     total = sum(wall_seconds(p) for p in benchmarks)
     shown = float(re.search(r"^\| \*\*all\*\* \| \| \| \*\*([\d.]+)\*\* \|$", text, re.M)[1])
     assert shown == pytest.approx(total / 60, abs=0.06) and shown > 0

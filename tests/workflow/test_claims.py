@@ -10,13 +10,12 @@ import sys
 import pytest
 import yaml
 
-from conftest import REPO
+from conftest import BUILT, NO_MDWB, REPO
 
 sys.path.insert(0, os.path.join(REPO, "workflows", "scripts"))
 from claims_check import MissingData, check, load_claims, table  # noqa: E402
 
 CLAIMS = os.path.join(REPO, "paper", "claims.yaml")
-BUILT = {"core": {"build": "installed", "bin_dir": os.path.join(REPO, "build", "core")}}
 FIGURES = ["insert_throughput", "lstat_throughput", "compaction_throughput", "end_to_end_time",
            "latency_quantiles", "cpu_per_mop"]
 
@@ -109,8 +108,8 @@ def test_claims_rule_reports_held_failed_and_untested_then_fails_on_missing_data
             claim(id="bulk-comparable", relation="within", bound=1, tolerance=1000),
             claim(id="bulk-million", claim="bulk is a million times faster", bound=1e6),
             claim(id="deltafs", claim="deltafs beats indexfs", of={"system": "deltafs", "phases": ["insert"]})]}, f)
-    overrides = {"systems": ["indexfs", "indexfs-bulk"], "client_ranks": [1], "repetitions": 1, "claims": claims,
-                 **BUILT}
+    overrides = {**NO_MDWB, "systems": ["indexfs", "indexfs-bulk"], "client_ranks": [1], "repetitions": 1,
+                 "claims": claims, **BUILT}
     res = workflow_in.run(overrides=overrides)
     assert res.returncode == 0, res.stderr[-3000:]
     with open(workflow_in.out("claims.json")) as f:

@@ -2,7 +2,7 @@
 and no process left behind (also after a Ctrl-C of snakemake)."""
 import os
 
-from conftest import deltameta_processes, interrupt_during_client
+from conftest import NO_MDWB, deltameta_processes, interrupt_during_client
 
 
 def test_schema_rejects_bad_values_naming_the_key(workflow_in):
@@ -16,7 +16,7 @@ def test_schema_rejects_bad_values_naming_the_key(workflow_in):
 
 def test_failing_run_fails_clearly_and_leaves_no_process(workflow_in):
     # l0_hard_limit below l0_soft_limit: the servers refuse to start.
-    res = workflow_in.run(overrides={"systems": ["indexfs"], "client_ranks": [1], "repetitions": 1,
+    res = workflow_in.run(overrides={**NO_MDWB, "systems": ["indexfs"], "client_ranks": [1], "repetitions": 1,
                                      "store_settings": {"DELTAFS_Db_l0_hard_limit": 2}})
     assert res.returncode != 0
     logs = []
@@ -33,7 +33,7 @@ def test_ctrl_c_stops_servers_and_jobs(workflow_in):
 
 
 def test_client_over_its_time_limit_is_stopped_with_its_servers(workflow_in):
-    res = workflow_in.run(overrides={"systems": ["indexfs"], "client_ranks": [2], "repetitions": 1,
+    res = workflow_in.run(overrides={**NO_MDWB, "systems": ["indexfs"], "client_ranks": [2], "repetitions": 1,
                                      "files_per_rank": 5000000, "job_timeout_s": 10})
     assert res.returncode != 0
     assert "did not finish within 10 s" in res.stderr
@@ -41,14 +41,14 @@ def test_client_over_its_time_limit_is_stopped_with_its_servers(workflow_in):
 
 
 def test_runs_on_fewer_hosts_than_required_fail_validation(workflow_in):
-    res = workflow_in.run(overrides={"systems": ["deltafs"], "client_ranks": [1], "repetitions": 1,
+    res = workflow_in.run(overrides={**NO_MDWB, "systems": ["deltafs"], "client_ranks": [1], "repetitions": 1,
                                      "mpi": {"mpiexec": "mpiexec", "hostfile": "", "min_hosts": 2}})
     assert res.returncode != 0
     assert "deltafs insert with 1 client ranks, repetition 1: ranks on 1 host(s), mpi.min_hosts is 2" in res.stderr
 
 
 def test_an_unreadable_hostfile_is_named(workflow_in):
-    res = workflow_in.run(overrides={"systems": ["indexfs"], "client_ranks": [1], "repetitions": 1,
+    res = workflow_in.run(overrides={**NO_MDWB, "systems": ["indexfs"], "client_ranks": [1], "repetitions": 1,
                                      "mpi": {"mpiexec": "mpiexec", "hostfile": workflow_in.path("nohosts")}})
     assert res.returncode != 0
     assert "hostfile " + workflow_in.path("nohosts") + ": No such file or directory" in res.stderr

@@ -2,12 +2,12 @@
 import json
 import os
 
-from conftest import REPO
+from conftest import NO_MDWB, REPO
 
 
 def test_installed_tools_are_used(workflow_in):
     bin_dir = os.path.join(REPO, "build", "core")
-    res = workflow_in.run(overrides={"systems": ["indexfs-bulk"], "client_ranks": [2], "repetitions": 1,
+    res = workflow_in.run(overrides={**NO_MDWB, "systems": ["indexfs-bulk"], "client_ranks": [2], "repetitions": 1,
                                      "core": {"build": "installed", "bin_dir": bin_dir}})
     assert res.returncode == 0, res.stderr[-3000:]
     with open(workflow_in.path("results", "core", "tools.json")) as f:

@@ -3,10 +3,9 @@ project's tracked files alone (git status stays clean), never touches another pr
 outputs, and a run of one profile does not make another's outdated."""
 import os
 
-from conftest import REPO, digests, git
+from conftest import BUILT, NO_MDWB, digests, git
 
-BUILT = {"core": {"build": "installed", "bin_dir": os.path.join(REPO, "build", "core")}}
-SMALL = {"systems": ["indexfs-bulk"], "client_ranks": [1], "repetitions": 1, **BUILT}
+SMALL = {**NO_MDWB, "systems": ["indexfs-bulk"], "client_ranks": [1], "repetitions": 1, **BUILT}
 
 
 def test_smoke_run_leaves_the_tree_clean(smoke):

@@ -15,14 +15,13 @@ import time
 import pytest
 import yaml
 
-from conftest import REPO, RADOS, SMOKE, Workflow, ceph_daemons, deltameta_processes, interrupt_during_client
+from conftest import BUILT, NO_MDWB, RADOS, SMOKE, Workflow, ceph_daemons, deltameta_processes, interrupt_during_client
 from test_reruns import planned_jobs
 from test_smoke_run import (check_figures, check_results_table_and_report, check_second_run_is_a_no_op,
                             check_summary, check_validation_and_provenance)
 
 ROOT = "rados://deltameta/deltameta-results/"
 # The failure cases use the tools as built (no build step): they are about the cluster.
-BUILT = {"core": {"build": "installed", "bin_dir": os.path.join(REPO, "build", "core")}}
 
 
 @pytest.fixture
@@ -82,7 +81,7 @@ def write_marker(origin, conf):
 
 def test_markers_go_with_their_cluster_and_a_dry_run_removes_nothing(rados_workflow_in):
     wf = rados_workflow_in
-    small = {"systems": ["deltafs"], "client_ranks": [1], "repetitions": 1, **BUILT}
+    small = {**NO_MDWB, "systems": ["deltafs"], "client_ranks": [1], "repetitions": 1, **BUILT}
     # --until ends the invocation after the write phase: no later phase used its store.
     res = wf.run("--until", "deltafs_write", overrides=small)
     assert res.returncode == 0, res.stderr[-3000:]
@@ -101,8 +100,8 @@ def test_markers_go_with_their_cluster_and_a_dry_run_removes_nothing(rados_workf
 
 def test_watchdog_stops_the_cluster_and_removes_its_markers_when_snakemake_dies(rados_workflow_in):
     wf = rados_workflow_in
-    proc = subprocess.Popen(wf.command(overrides={"systems": ["indexfs"], "client_ranks": [2], "repetitions": 1,
-                                                  "files_per_rank": 400000, **BUILT}),
+    proc = subprocess.Popen(wf.command(overrides={**NO_MDWB, "systems": ["indexfs"], "client_ranks": [2],
+                                                  "repetitions": 1, "files_per_rank": 400000, **BUILT}),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, process_group=0)
     try:
         deadline = time.monotonic() + 120
@@ -134,7 +133,7 @@ def test_unreachable_cluster_fails_with_the_core_message(workflow_in):
     with open(conf, "w") as f:
         f.write(f"[global]\nmon host = v2:127.0.0.1:{free_port()}\nauth client required = none\n")
     start = time.monotonic()
-    res = workflow_in.run(overrides={"storage": "rados", "systems": ["indexfs"], "client_ranks": [1],
+    res = workflow_in.run(overrides={**NO_MDWB, "storage": "rados", "systems": ["indexfs"], "client_ranks": [1],
                                      "repetitions": 1, "rados": {"conf": conf}, **BUILT},
                           env={"DELTAMETA_RADOS_TIMEOUT": "3"})
     assert res.returncode != 0
@@ -150,7 +149,7 @@ def test_unreachable_cluster_fails_with_the_core_message(workflow_in):
 def test_failing_run_stops_the_cluster(rados_workflow_in):
     wf = rados_workflow_in
     # l0_hard_limit below l0_soft_limit: the servers refuse to start.
-    res = wf.run(overrides={"systems": ["indexfs"], "client_ranks": [1], "repetitions": 1,
+    res = wf.run(overrides={**NO_MDWB, "systems": ["indexfs"], "client_ranks": [1], "repetitions": 1,
                             "store_settings": {"DELTAFS_Db_l0_hard_limit": 2}, **BUILT})
     assert res.returncode != 0
     assert "servers exited with code" in res.stderr

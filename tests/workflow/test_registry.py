@@ -1,6 +1,7 @@
 """workflows/scripts/registry.py, the one list of the systems, agrees with the rest of the
-workflow: its run rules are the workflow's rules other than the local ones, the Slurm
-profile gives each of them its resources, the configuration accepts only its systems,
+workflow: its run rules (RUN_RULES: the systems' and MD-Workbench's) are the workflow's
+rules other than the local ones, the Slurm profile gives each of them its resources, the
+configuration accepts only its systems,
 and every result path it names reads back as the run's coordinates."""
 import os
 import re
@@ -12,7 +13,7 @@ import yaml
 from conftest import REPO, SMOKE
 
 sys.path.insert(0, os.path.join(REPO, "workflows", "scripts"))
-from registry import PHASES, RESULTS, SYSTEMS  # noqa: E402
+from registry import PHASES, RUN_RULES, SYSTEMS  # noqa: E402
 from run_results import result_file  # noqa: E402
 
 
@@ -31,13 +32,13 @@ def local_rules():
 
 
 def test_run_rules_are_the_workflows_rules_that_are_not_local():
-    assert workflow_rules() - local_rules() == set(RESULTS)
+    assert workflow_rules() - local_rules() == set(RUN_RULES)
 
 
 def test_slurm_profile_gives_every_run_rule_its_resources():
     with open(os.path.join(REPO, "config", "profiles", "slurm", "config.yaml")) as f:
         profile = yaml.safe_load(f)
-    assert set(profile["set-resources"]) == set(RESULTS)
+    assert set(profile["set-resources"]) == set(RUN_RULES)
 
 
 def test_configuration_accepts_only_the_registrys_systems(workflow_in):

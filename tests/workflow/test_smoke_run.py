@@ -4,7 +4,7 @@ run (test_rados.py)."""
 import csv
 import json
 
-from conftest import REPO  # noqa: F401 (keeps the import path explicit)
+from conftest import NO_MDWB
 
 FIGURES = ["insert_throughput", "lstat_throughput", "compaction_throughput", "end_to_end_time",
            "latency_quantiles", "cpu_per_mop", "claims"]
@@ -96,8 +96,8 @@ def test_runs_through_an_mpi_hostfile(workflow_in):
     hostfile = workflow_in.path("hostfile")
     with open(hostfile, "w") as f:
         f.write("localhost:8\n")
-    res = workflow_in.run(overrides={"systems": ["indexfs", "deltafs"], "client_ranks": [2], "repetitions": 1,
-                                     "mpi": {"mpiexec": "mpiexec", "hostfile": hostfile}})
+    res = workflow_in.run(overrides={**NO_MDWB, "systems": ["indexfs", "deltafs"], "client_ranks": [2],
+                                     "repetitions": 1, "mpi": {"mpiexec": "mpiexec", "hostfile": hostfile}})
     assert res.returncode == 0, res.stderr[-3000:]
     logs = open(workflow_in.path("results", "logs", "indexfs", "posix", "c2-s2-n500", "rep1.log")).read()
     assert f"-f {hostfile}" in logs

@@ -5,7 +5,7 @@ import os
 
 from snakemake.exceptions import WorkflowError
 
-from workflows.scripts.registry import PHASES, SYSTEMS
+from workflows.scripts.registry import MDWORKBENCH, PHASES, SYSTEMS
 
 REPO = workflow.basedir
 TOOLS = "results/core/tools.json"  # the build rule's: where the core's tools are
@@ -47,7 +47,8 @@ def all_run_benchmarks():
 
 def run_steps():
     """[(step label, its runs' wall-time files)] per run rule of the configured systems, in
-    the registry's order of systems and phases, for the artifact appendix's time estimates."""
+    the registry's order of systems and phases, then MD-Workbench's, for the artifact
+    appendix's time estimates."""
     steps = []
     for system in config["systems"]:
         s = SYSTEMS[system]
@@ -55,6 +56,8 @@ def run_steps():
             part = rule.removeprefix(system.replace("-", "_")).lstrip("_")
             label = f"run {s.run} {s.label}, {part} (`{rule}`)" if part else f"run {s.run} {s.label} (`{rule}`)"
             steps.append((label, expand_run(result.benchmark)))
+    if MDWB["interfaces"]:
+        steps.append(("MD-Workbench (`mdworkbench`)", mdworkbench_results("benchmark")))
     return steps
 
 
@@ -85,6 +88,44 @@ def expand_run(pattern):
     )
 
 
+# MD-Workbench (workflows/rules/mdworkbench.smk), a run of its own beside the systems.
+MDWB = config["mdworkbench"]
+MDWB_OUT = f"{OUT}/mdworkbench"
+MDWB_LOG = MDWORKBENCH.benchmark.replace("results/benchmarks/", "results/logs/", 1).replace(".tsv", ".log")
+
+
+def mdworkbench_results(field="path"):
+    """The result file (or with field "benchmark" the wall-time file) of every MD-Workbench run
+    of this configuration (none when no interface is configured)."""
+    return expand(
+        getattr(MDWORKBENCH, field),
+        backend=STORAGE,
+        interface=MDWB["interfaces"],
+        ranks=MDWB["ranks"],
+        servers=MDWB["servers"],
+        dsets=MDWB["data_sets"],
+        precreate=MDWB["precreate_per_set"],
+        objects=MDWB["objects_per_set"],
+        size=MDWB["object_size"],
+        iterations=MDWB["iterations"],
+        offset=MDWB["offset"],
+        rep=range(1, MDWB["repetitions"] + 1),
+    )
+
+
+def mdworkbench_outputs():
+    """The MD-Workbench outputs the default target asks for: validation, table, figure (none when it does not run)."""
+    if not MDWB["interfaces"]:
+        return []
+    return [
+        f"{MDWB_OUT}/validation.json",
+        f"{MDWB_OUT}/summary.csv",
+        f"{MDWB_OUT}/table.md",
+        f"{OUT}/figures/mdworkbench_latency.pdf",
+        f"{OUT}/figures/mdworkbench_latency.png",
+    ]
+
+
 wildcard_constraints:
     ranks=r"\d+",
     servers=r"\d+",
@@ -92,3 +133,10 @@ wildcard_constraints:
     n=r"\d+",
     rep=r"\d+",
     backend=r"posix|rados",
+    interface=r"posix|indexfs|deltafs",
+    dsets=r"\d+",
+    precreate=r"\d+",
+    objects=r"\d+",
+    size=r"\d+",
+    iterations=r"\d+",
+    offset=r"\d+",

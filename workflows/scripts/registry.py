@@ -5,7 +5,9 @@ rule writes (with the rule's wildcards) and the phases that file holds. The rule
 (workflows/rules/*.smk) and the scripts take all of this from here; systems and phases are
 listed in the order of the tables and figures. Adding a system is an entry in SYSTEMS plus
 its run rule(s) and their Slurm resources (config/profiles/slurm);
-tests/workflow/test_registry.py checks that the three agree."""
+tests/workflow/test_registry.py checks that the three agree. The MD-Workbench workload
+(config key `mdworkbench`) is a run of its own beside the systems: its interfaces and its
+one run rule are here too (RUN_RULES holds every run rule)."""
 from typing import NamedTuple
 
 PHASES = ("insert", "compaction", "lstat")  # every phase a run reports
@@ -52,3 +54,18 @@ SYSTEMS = {s.name: s for s in [
                                 "results/benchmarks/deltafs/{backend}/c{ranks}-n{n}/rep{rep}/write.tsv")}),
 ]}
 RESULTS = {rule: result for system in SYSTEMS.values() for rule, result in system.results.items()}
+
+# MD-Workbench (workflows/rules/mdworkbench.smk): one run per interface and repetition, its
+# coordinates MD-Workbench's options (-D data sets, -P precreated and -I benchmarked objects
+# per set, -S object size, -R iterations, -O rank offset). DeltaFS serves no create or delete
+# after compaction: its run has no cleanup, and a compaction instead.
+MDWB_INTERFACES = {"posix": "POSIX directory", "indexfs": "IndexFS service", "deltafs": "DeltaFS (read-only)"}
+MDWB_COLORS = {"posix": "#6c757d", "indexfs": SYSTEMS["indexfs"].color, "deltafs": SYSTEMS["deltafs"].color}
+MDWB_OPS = ("create", "stat", "read", "delete")
+MDWORKBENCH = Result(
+    "results/runs/mdworkbench/{backend}/{interface}/c{ranks}-s{servers}-D{dsets}-P{precreate}-I{objects}-S{size}"
+    "-R{iterations}-O{offset}/rep{rep}/phases.jsonl",
+    ("precreate", "benchmark", "cleanup"),
+    "results/benchmarks/mdworkbench/{backend}/{interface}/c{ranks}-s{servers}-D{dsets}-P{precreate}-I{objects}"
+    "-S{size}-R{iterations}-O{offset}/rep{rep}.tsv")
+RUN_RULES = dict(RESULTS, mdworkbench=MDWORKBENCH)

@@ -12,18 +12,20 @@ COLUMNS = ["system", "phase", "storage", "client_ranks", "servers", "files_per_r
            "cpu_servers_s", "rank_min_s", "rank_max_s", "git_revision", "hosts"]
 QUANTILES = ["min", "q1", "median", "q3", "q90", "q99", "max"]
 WORD, NUMBER = r"\w+", r"\d+"
+WORD_WILDCARDS = ("backend", "interface")
 
 
-def _regex(pattern):
-    """A result path pattern as a regular expression: the storage backend is a word, the other wildcards numbers."""
+def path_regex(pattern):
+    """A result path pattern as a regular expression: the storage backend and the interface
+    are words, the other wildcards numbers."""
     parts = re.split(r"\{(\w+)\}", pattern)  # literal text, wildcard, literal text, ...
     for i in range(1, len(parts), 2):
-        parts[i] = f"(?P<{parts[i]}>{WORD if parts[i] == 'backend' else NUMBER})"
+        parts[i] = f"(?P<{parts[i]}>{WORD if parts[i] in WORD_WILDCARDS else NUMBER})"
     parts[::2] = [re.escape(p) for p in parts[::2]]
     return re.compile("".join(parts) + "$")
 
 
-PATHS = [(system, result.phases, _regex(result.path)) for system in SYSTEMS.values()
+PATHS = [(system, result.phases, path_regex(result.path)) for system in SYSTEMS.values()
          for result in system.results.values()]
 
 

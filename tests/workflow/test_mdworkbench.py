@@ -1,0 +1,114 @@
+"""MD-Workbench in the workflow (workflows/rules/mdworkbench.smk): the smoke run validates,
+tabulates and draws its runs on every interface; validation (mdworkbench_runs.py) passes a
+run whose counts follow from its parameters and fails one where a deleted object still
+answered, a read returned wrong bytes, a count is off, or DeltaFS claims a delete."""
+import copy
+import csv
+import glob
+import json
+import os
+import sys
+
+import pytest
+
+from conftest import REPO
+
+sys.path.insert(0, os.path.join(REPO, "workflows", "scripts"))
+from mdworkbench_runs import SERVED, VERIFICATION, coordinates, expected, problems, read  # noqa: E402
+from registry import MDWB_OPS, MDWORKBENCH  # noqa: E402
+
+COORDS = dict(backend="posix", ranks=2, servers=2, dsets=2, precreate=10, objects=5, size=3901, iterations=2,
+              offset=1, rep=1)
+
+
+def run_path(interface):
+    return os.path.join("/work", MDWORKBENCH.path.format(interface=interface, **COORDS))
+
+
+def documents(interface):
+    """The phase documents a correct run at COORDS on `interface` writes."""
+    docs = {}
+    for phase, (objects, ops) in expected(coordinates(run_path(interface))).items():
+        if ops is None:
+            docs[phase] = {"phase": phase, "ops": objects, "errors": {"total": 0}}
+            continue
+        total = sum(ops.values())
+        latency = dict(min=1.0, q1=2.0, median=3.0, q3=4.0, q90=5.0, q99=6.0, max=7.0)
+        docs[phase] = {
+            "phase": phase, "interface": interface, "ranks": COORDS["ranks"], "objects": objects, "ops": total,
+            "elapsed_s": 0.5, "op_rate": total / 0.5, "obj_rate": objects / 0.5,
+            "ops_by_type": {op: {"count": n, "errors": 0, "latency_us": latency} for op, n in ops.items()},
+            "verification": dict({k: 0 for k in VERIFICATION}, expected_ops=total, total=0),
+        }
+        if phase == "benchmark" and interface == "deltafs":
+            docs[phase]["not_served"] = ["create", "delete"]
+    return docs
+
+
+@pytest.mark.parametrize("interface", sorted(SERVED))
+def test_a_correct_run_passes(interface):
+    assert problems(run_path(interface), documents(interface)) == []
+
+
+def with_count(docs, phase, key, value):
+    broken = copy.deepcopy(docs)
+    v = broken[phase]["verification"]
+    v[key], v["total"] = value, v["total"] + value
+    return broken
+
+
+@pytest.mark.parametrize("interface", ["posix", "indexfs"])
+def test_a_deleted_object_that_still_answers_fails(interface):
+    found = problems(run_path(interface), with_count(documents(interface), "cleanup", "deleted_still_found", 1))
+    assert found == [f"MD-Workbench {interface} repetition 1 cleanup: 1 deleted still found"]
+
+
+@pytest.mark.parametrize("interface", sorted(SERVED))
+def test_a_read_returning_wrong_bytes_fails(interface):
+    found = problems(run_path(interface), with_count(documents(interface), "benchmark", "wrong_bytes", 3))
+    assert found == [f"MD-Workbench {interface} repetition 1 benchmark: 3 wrong bytes"]
+
+
+def test_wrong_counts_fail():
+    docs = documents("indexfs")
+    docs["benchmark"]["ops_by_type"]["read"]["count"] -= 1
+    docs["benchmark"]["ops"] -= 1
+    found = problems(run_path("indexfs"), docs)
+    assert len(found) == 2 and "benchmark: op counts" in found[0] and "'read': 39" in found[0]
+    assert found[1] == "MD-Workbench indexfs repetition 1 benchmark: 159 ops, expected 160"
+    docs = documents("posix")
+    docs["precreate"]["objects"] = 39
+    assert problems(run_path("posix"), docs) == ["MD-Workbench posix repetition 1 precreate: 39 objects, expected 40"]
+
+
+def test_op_errors_a_missing_phase_and_a_served_delete_on_deltafs_fail():
+    docs = documents("posix")
+    docs["benchmark"]["ops_by_type"]["stat"]["errors"] = 2
+    del docs["cleanup"]
+    found = problems(run_path("posix"), docs)
+    assert "MD-Workbench posix repetition 1 benchmark: 2 stat errors" in found
+    assert "MD-Workbench posix repetition 1: no cleanup phase" in found
+    docs = documents("deltafs")
+    docs["benchmark"]["not_served"] = ["create"]
+    assert problems(run_path("deltafs"), docs) == [
+        "MD-Workbench deltafs repetition 1 benchmark: not_served ['create'], expected ['create', 'delete']"]
+
+
+def test_smoke_run_validates_tabulates_and_draws_every_interface(smoke):
+    with open(smoke.out("mdworkbench", "validation.json")) as f:
+        report = json.load(f)
+    assert report["ok"] and report["runs_checked"] == 3
+    with open(smoke.out("mdworkbench", "summary.csv"), newline="") as f:
+        rows = list(csv.DictReader(f))
+    ops = {(r["interface"], r["phase"], r["op"]) for r in rows}
+    assert {("posix", "benchmark", op) for op in MDWB_OPS} <= ops
+    assert {("indexfs", "benchmark", op) for op in MDWB_OPS} <= ops
+    assert {op for i, p, op in ops if (i, p) == ("deltafs", "benchmark")} == {"stat", "read"}
+    assert all(int(r["errors"]) == 0 and float(r["lat_median_us"]) > 0 for r in rows)
+    with open(smoke.out("mdworkbench", "table.md")) as f:
+        assert "| IndexFS service | benchmark | delete |" in f.read()
+    for ext in ("pdf", "png"):
+        assert os.path.getsize(smoke.out("figures", f"mdworkbench_latency.{ext}")) > 1000
+    runs = glob.glob(smoke.path("results", "runs", "mdworkbench", "posix", "*", "*", "rep1", "phases.jsonl"))
+    assert sorted(coordinates(p)["interface"] for p in runs) == sorted(SERVED)
+    assert all(problems(p, read(p)) == [] for p in runs)

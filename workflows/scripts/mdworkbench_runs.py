@@ -1,0 +1,130 @@
+"""Reads and checks the MD-Workbench runs' results (rule mdworkbench: one JSON Lines file per
+run, one document per phase, core/README.md "MD-Workbench"). A run's coordinates come from
+its path (registry.py MDWORKBENCH); from them follows what every phase must have done:
+  precreate  creates ranks x data sets x precreated objects
+  benchmark  ranks x iterations x data sets x objects per set objects, each a stat, a read
+             (its bytes checked), a delete and a create in its place; DeltaFS serves only the
+             stat and the read and says so (not_served: create, delete)
+  cleanup    deletes the precreated number again (not run on DeltaFS, read-only by design)
+  compaction (DeltaFS only) the parallel compactor's pass over every precreated object
+and every verification count (missing, mismatched attributes, wrong bytes, deleted objects
+still found, failures) must be zero."""
+import json
+
+from registry import MDWB_OPS, MDWORKBENCH
+from run_results import QUANTILES, path_regex
+
+PATH = path_regex(MDWORKBENCH.path)
+SERVED = {"posix": MDWB_OPS, "indexfs": MDWB_OPS, "deltafs": ("stat", "read")}
+VERIFICATION = ("failed", "missing", "mismatched", "wrong_bytes", "deleted_still_found")
+COLUMNS = ["interface", "storage", "phase", "op", "repetition", "ranks", "count", "errors", "elapsed_s", "op_rate",
+           "obj_rate"] + [f"lat_{q}_us" for q in QUANTILES]
+
+
+def coordinates(path):
+    """The run's coordinates from its result path; ValueError if it is not one."""
+    m = PATH.search(path.replace("\\", "/"))
+    if not m:
+        raise ValueError(f"{path} is not an MD-Workbench result path ({MDWORKBENCH.path})")
+    g = m.groupdict()
+    return {k: (v if k in ("backend", "interface") else int(v)) for k, v in g.items()}
+
+
+def read(path):
+    """The phase documents of a result file, by phase; ValueError naming the file if malformed."""
+    docs = {}
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                doc = json.loads(line)
+                docs[doc["phase"]] = doc
+            except (ValueError, KeyError, TypeError) as e:
+                raise ValueError(f"{path}:{number}: not a phase document ({e})") from e
+    if not docs:
+        raise ValueError(f"{path} holds no phase results")
+    return docs
+
+
+def expected(where):
+    """{phase: (objects, {op: count})} that the run's parameters imply."""
+    precreated = where["ranks"] * where["dsets"] * where["precreate"]
+    benchmarked = where["ranks"] * where["iterations"] * where["dsets"] * where["objects"]
+    served = SERVED[where["interface"]]
+    phases = {"precreate": (precreated, {"create": precreated}),
+              "benchmark": (benchmarked, {op: benchmarked for op in served})}
+    if where["interface"] == "deltafs":
+        phases["compaction"] = (precreated, None)
+    else:
+        phases["cleanup"] = (precreated, {"delete": precreated})
+    return phases
+
+
+def problems(path, docs):
+    """Every way the run at `path` with phase documents `docs` falls short, as sentences."""
+    where = coordinates(path)
+    run = f"MD-Workbench {where['interface']} repetition {where['rep']}"
+    found = []
+    for phase, (objects, ops) in expected(where).items():
+        doc = docs.get(phase)
+        if doc is None:
+            found.append(f"{run}: no {phase} phase")
+            continue
+        if ops is None:  # the compactor's own document (deltameta.phase/1)
+            if doc["ops"] != objects:
+                found.append(f"{run} {phase}: {doc['ops']} entries compacted, expected {objects}")
+            if doc["errors"]["total"]:
+                found.append(f"{run} {phase}: {doc['errors']['total']} errors")
+            continue
+        found += phase_problems(run, phase, doc, objects, ops, where)
+    extra = sorted(set(docs) - set(expected(where)))
+    if extra:
+        found.append(f"{run}: unexpected phase(s) {', '.join(extra)}")
+    return found
+
+
+def phase_problems(run, phase, doc, objects, ops, where):
+    what, found = f"{run} {phase}", []
+    if doc.get("interface") != where["interface"]:
+        found.append(f"{what}: ran on interface {doc.get('interface')}, not {where['interface']}")
+    if doc["ranks"] != where["ranks"]:
+        found.append(f"{what}: {doc['ranks']} ranks, expected {where['ranks']}")
+    if doc["objects"] != objects:
+        found.append(f"{what}: {doc['objects']} objects, expected {objects}")
+    by_type = doc["ops_by_type"]
+    counts = {op: by_type[op]["count"] for op in by_type}
+    if counts != ops:
+        found.append(f"{what}: op counts {counts}, expected {ops}")
+    if doc["ops"] != sum(ops.values()):
+        found.append(f"{what}: {doc['ops']} ops, expected {sum(ops.values())}")
+    if doc["verification"]["expected_ops"] != sum(ops.values()):
+        found.append(f"{what}: the tool expected {doc['verification']['expected_ops']} ops, the parameters imply "
+                     f"{sum(ops.values())}")
+    for op, d in by_type.items():
+        if d["errors"]:
+            found.append(f"{what}: {d['errors']} {op} errors")
+    v = doc["verification"]
+    for key in VERIFICATION:
+        if v.get(key, 0):
+            found.append(f"{what}: {v[key]} {key.replace('_', ' ')}")
+    if v.get("total", 0) != sum(v.get(key, 0) for key in VERIFICATION):
+        found.append(f"{what}: verification total {v.get('total')} is not the sum of its counts")
+    unserved = sorted(set(MDWB_OPS) - set(SERVED[where["interface"]])) if phase == "benchmark" else []
+    if sorted(doc.get("not_served", [])) != unserved:
+        found.append(f"{what}: not_served {doc.get('not_served', [])}, expected {unserved}")
+    if doc["elapsed_s"] <= 0 or doc["op_rate"] <= 0:
+        found.append(f"{what}: no rate measured")
+    return found
+
+
+def rows(path, docs):
+    """One row per phase x op type of a run (COLUMNS)."""
+    where = coordinates(path)
+    for phase, doc in docs.items():
+        for op, d in doc.get("ops_by_type", {}).items():
+            lat = d["latency_us"] or {}
+            yield dict(interface=where["interface"], storage=where["backend"], phase=phase, op=op,
+                       repetition=where["rep"], ranks=where["ranks"], count=d["count"], errors=d["errors"],
+                       elapsed_s=doc["elapsed_s"], op_rate=doc["op_rate"], obj_rate=doc["obj_rate"],
+                       **{f"lat_{q}_us": lat.get(q, "") for q in QUANTILES})
