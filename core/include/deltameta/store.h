@@ -63,9 +63,9 @@ class Store {
   rocksdb::Status CountEntries(uint64_t* entries);
   std::unique_ptr<rocksdb::Iterator> NewIterator();
   // An iterator for one pass in key order over a store of any size: each of its tables is
-  // read ahead in reads of `readahead_bytes` / tables (at least 16 KiB, at most 256 KiB),
-  // so the pass buffers at most about readahead_bytes in all, where RocksDB's own readahead
-  // grows to 256 KiB for every table.
+  // read ahead in reads of `readahead_bytes` / tables (at most 256 KiB; block by block when
+  // that is less than a block, in a store opened scan_only), so the pass buffers at most
+  // readahead_bytes in all, where RocksDB's own readahead grows to 256 KiB for every table.
   std::unique_ptr<rocksdb::Iterator> NewScanIterator(size_t readahead_bytes);
   // Makes every acknowledged write durable: the WAL synced, the memtable written as a table.
   rocksdb::Status Flush();

@@ -30,8 +30,8 @@ struct StoreOptions {
   // but slow to read before it is flushed. Their memtables, the one being written and the
   // one being flushed, hold at most memtable_size together (each half of it; a write waits
   // for the flush when both are full), and, as with scan_only below, their tables' index
-  // and filter blocks are not kept, so a writer's memory does not grow with the tables it
-  // wrote.
+  // and filter blocks are not kept, nor more than 10 of the tables open, so a writer's
+  // memory does not grow with the tables it wrote.
   bool write_only = false;
   // With write_only: how many entries the vector memtable's index is reserved for, so it
   // never copies itself while growing (reserved address space costs memory only as used).
@@ -39,8 +39,10 @@ struct StoreOptions {
   // Not an environment setting: set for stores that are only scanned once in key order
   // (the compactor's origin stores): their tables' index and filter blocks are read through
   // a small block cache (kTableMetadataCacheBytes, or block_cache_size if larger) instead of
-  // being held for every table of the store, so reading a store of any size costs memory
-  // per table only for the index block its iterator is on.
+  // being held for every table of the store, and RocksDB does not read ahead on its own, so
+  // reading a store costs per table only the index block and the data block its iterator
+  // is on (the index blocks: about 0.25 bytes per entry of the store), plus the readahead
+  // the iterator asks for.
   bool scan_only = false;
   static constexpr int64_t kTableMetadataCacheBytes = 256 << 10;
   // Not an environment setting: set for stores that serve creates, each after a check that

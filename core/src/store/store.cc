@@ -267,7 +267,7 @@ std::unique_ptr<rocksdb::Iterator> Store::NewScanIterator(size_t readahead_bytes
   db_->GetLiveFilesMetaData(&tables);
   rocksdb::ReadOptions ro;
   ro.fill_cache = false;
-  ro.readahead_size = std::clamp<size_t>(readahead_bytes / std::max<size_t>(1, tables.size()), 16 << 10, 256 << 10);
+  ro.readahead_size = std::min<size_t>(readahead_bytes / std::max<size_t>(1, tables.size()), 256 << 10);
   return std::unique_ptr<rocksdb::Iterator>(db_->NewIterator(ro));
 }
 

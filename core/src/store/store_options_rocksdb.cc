@@ -47,7 +47,9 @@ rocksdb::Options StoreOptions::ToRocksDb() const {
     o.memtable_prefix_bloom_size_ratio = 0.015;
     o.memtable_whole_key_filtering = true;
   }
-  o.max_open_files = 2500;
+  // A write-only store's tables are not read while it is written: it keeps few of them
+  // open (RocksDB's least, 20, of which its table cache holds 10), not a reader per table.
+  o.max_open_files = write_only ? 20 : 2500;
   o.max_background_jobs = 2;
   // Tables are opened by the thread that opens the store, not by a pool of short-lived
   // threads, each of which would leave a malloc arena behind holding its table readers.
@@ -70,6 +72,8 @@ rocksdb::Options StoreOptions::ToRocksDb() const {
   } else {
     t.no_block_cache = true;
   }
+  // No readahead beyond what an iterator asks for (Store::NewScanIterator).
+  if (scan_only) t.max_auto_readahead_size = 0;
   o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
   return o;
 }
