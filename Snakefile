@@ -8,7 +8,10 @@
 #   snakemake --report results/default/report.html         (after a run; same --configfile)
 import os
 
+from snakemake.exceptions import WorkflowError
 from snakemake.utils import min_version, validate
+
+from workflows.scripts.config_errors import schema_error
 
 min_version("9.0")
 
@@ -16,7 +19,11 @@ min_version("9.0")
 configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 
 
-validate(config, "config/schema.yaml")
+# A value the schema rejects stops the workflow with one line: the key, and what it takes.
+try:
+    validate(config, "config/schema.yaml")
+except WorkflowError as e:
+    raise schema_error(e, os.path.join(workflow.basedir, "config", "schema.yaml")) from None
 
 
 report: "workflows/report/workflow.rst"
@@ -29,8 +36,10 @@ include: "workflows/rules/build.smk"
 include: "workflows/rules/indexfs.smk"
 include: "workflows/rules/deltafs.smk"
 include: "workflows/rules/analysis.smk"
+include: "workflows/rules/scale.smk"
 include: "workflows/rules/floor.smk"
 include: "workflows/rules/mdworkbench.smk"
+include: "workflows/rules/projection.smk"
 
 
 # scripts/run-all.sh and the image's entry point write the report next to the results:
@@ -73,7 +82,12 @@ rule all:
         expand(
             "{out}/figures/{figure}.{ext}", out=OUT, figure=FIGURES + ["claims", "storage_floor"], ext=["pdf", "png"]
         ),
+        expand("{out}/figures/scale_throughput.{ext}", out=OUT, ext=["pdf", "png", "csv"]),
         mdworkbench_outputs(),
+        f"{OUT}/projection-inputs.csv",
+        f"{OUT}/projection-validation.csv",
+        f"{OUT}/projection.md",
+        expand("{out}/figures/projection.{ext}", out=OUT, ext=["pdf", "png"]),
 
 
 # Under a cluster executor (config/profiles/slurm) these run where snakemake runs; only the
@@ -90,8 +104,10 @@ localrules:
     artifact_appendix,
     claims,
     claims_figure,
+    scale_figure,
     storage_floor,
     floor,
     mdworkbench_validate,
     mdworkbench_summary,
     mdworkbench_figure,
+    projection,

@@ -60,6 +60,8 @@ tree) to replace it.
 | `validation.json` | every run's op counts exact and zero errors |
 | `provenance.json` | configuration, versions, host |
 | `floor.md`, `floor.csv` | each phase's bytes/s beside the storage floor fio measured |
+| `projection-inputs.csv`, `projection-validation.csv` | the projection model's inputs and its error at every \
+measured configuration (a model; `paper/projection.md`) |
 | `mdworkbench/table.md`, `summary.csv`, `validation.json` | the MD-Workbench runs: rates and latency \
 quantiles per interface and op type, every run checked |
 

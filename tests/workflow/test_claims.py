@@ -25,9 +25,9 @@ def rows(values):
     out = []
     for (system, phase, ranks), reps in values.items():
         for rep, v in enumerate(reps, 1):
-            out.append({"system": system, "phase": phase, "client_ranks": ranks, "repetition": rep,
-                        "throughput_mops": v, "ops": 1000, "cpu_clients_s": 1.0, "cpu_servers_s": 0.0,
-                        "lat_median_us": ""})
+            out.append({"system": system, "phase": phase, "client_ranks": ranks, "files_per_rank": 1000,
+                        "repetition": rep, "throughput_mops": v, "ops": 1000, "cpu_clients_s": 1.0,
+                        "cpu_servers_s": 0.0, "lat_median_us": ""})
     return out
 
 
@@ -63,7 +63,8 @@ def test_held_claim():
 def test_failed_claim_is_reported_with_where_it_failed():
     result = check({"claims": [claim(bound=10)]}, RESULTS, SYSTEMS)
     r = result["claims"][0]
-    assert r["status"] == "failed" and r["held"] is False and r["failed_at"] == [2]
+    assert r["status"] == "failed" and r["held"] is False
+    assert r["failed_at"] == [{"client_ranks": 2, "files_per_rank": 1000}]
     assert result["counts"] == {"held": 0, "failed": 1, "not tested": 0}
     assert "| **no** (at 2 client ranks) |" in table(result, "x.csv")
 
@@ -74,7 +75,8 @@ def test_tolerance_and_within():
     within = claim(relation="within", bound=20, tolerance=3)  # 6.7x to 60x: 50x and 7x are in
     assert check({"claims": [within]}, RESULTS, SYSTEMS)["claims"][0]["held"] is True
     assert check({"claims": [claim(relation="within", bound=20, tolerance=2)]}, RESULTS,
-                 SYSTEMS)["claims"][0]["failed_at"] == [1, 2]  # 10x to 40x: neither 50x nor 7x
+                 SYSTEMS)["claims"][0]["failed_at"] == [{"client_ranks": x, "files_per_rank": 1000}
+                                                         for x in (1, 2)]  # 10x to 40x: neither 50x nor 7x
 
 
 def test_claim_of_a_design_not_configured_is_not_tested():
@@ -84,7 +86,7 @@ def test_claim_of_a_design_not_configured_is_not_tested():
 
 def test_missing_data_raises_naming_what_is_missing():
     partial = [r for r in RESULTS if not (r["system"] == "indexfs" and r["client_ranks"] == 2)]
-    with pytest.raises(MissingData, match="claim c: indexfs insert at 2 client ranks: no rows"):
+    with pytest.raises(MissingData, match="claim c: indexfs insert at 2 client ranks x 1000 files per rank: no rows"):
         check({"claims": [claim()]}, partial, SYSTEMS)
     with pytest.raises(MissingData, match="no lat_median_us"):
         check({"claims": [claim(metric="lat_median_us")]}, RESULTS, SYSTEMS)
@@ -132,7 +134,8 @@ def test_claims_rule_reports_held_failed_and_untested_then_fails_on_missing_data
         w.writerows(kept)
     res = workflow_in.run("--until", "claims", overrides=overrides)
     assert res.returncode != 0
-    assert "claims: claim bulk-comparable: indexfs insert at 1 client ranks: no rows in summary.csv" in res.stderr
+    assert ("claims: claim bulk-comparable: indexfs insert at 1 client ranks x 500 files per rank: no rows in "
+            "summary.csv") in res.stderr
 
 
 def test_appendix_names_every_claim():

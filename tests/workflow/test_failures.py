@@ -44,7 +44,8 @@ def test_runs_on_fewer_hosts_than_required_fail_validation(workflow_in):
     res = workflow_in.run(overrides={**NO_MDWB, "systems": ["deltafs"], "client_ranks": [1], "repetitions": 1,
                                      "mpi": {"mpiexec": "mpiexec", "hostfile": "", "min_hosts": 2}})
     assert res.returncode != 0
-    assert "deltafs insert with 1 client ranks, repetition 1: ranks on 1 host(s), mpi.min_hosts is 2" in res.stderr
+    assert ("deltafs insert with 1 client ranks x 500 files, repetition 1: ranks on 1 host(s), mpi.min_hosts is "
+            "2") in res.stderr
 
 
 def test_an_unreadable_hostfile_is_named(workflow_in):

@@ -34,8 +34,8 @@ def check_floor(wf, storage):
         assert known == (r["fraction_of_floor"] != ""), r
     with open(wf.out("floor.md")) as f:
         table = f.read()
-    assert ("| system | phase | client ranks | bytes/s | floor | floor bytes/s | fraction of the floor | bytes |"
-            in table)
+    assert ("| system | phase | client ranks | files per rank | bytes/s | floor | floor bytes/s | fraction of the "
+            "floor | bytes |") in table
     for ext in ("pdf", "png"):
         assert os.path.getsize(wf.out("figures", f"storage_floor.{ext}")) > 1000
     with open(wf.path("results", "floor", storage, os.path.basename(wf.out()), "floor.json")) as f:

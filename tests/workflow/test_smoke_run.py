@@ -7,7 +7,7 @@ import json
 from conftest import NO_MDWB
 
 FIGURES = ["insert_throughput", "lstat_throughput", "compaction_throughput", "end_to_end_time",
-           "latency_quantiles", "cpu_per_mop", "claims"]
+           "latency_quantiles", "cpu_per_mop", "claims", "scale_throughput"]
 PHASES = {"indexfs": {"insert", "lstat"}, "indexfs-bulk": {"insert", "lstat"},
           "deltafs": {"insert", "compaction", "lstat"}}
 

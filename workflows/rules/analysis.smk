@@ -13,7 +13,7 @@ rule validate:
         files_per_rank=N,
         min_hosts=config["mpi"].get("min_hosts", 1),
     message:
-        "Validating {params.files_per_rank} files per rank in every run: op counts and zero errors"
+        "Validating every run (files per rank: {params.files_per_rank}): op counts and zero errors"
     script:
         "../scripts/validate_runs.py"
 

@@ -24,7 +24,8 @@ FIGURES = [
 # and no run touches a tracked file. Runs are shared by their coordinates (results/runs/).
 OUT = f"results/{config['name']}"
 CLAIMS_FILE = os.path.join(REPO, config["claims"])
-N = config["files_per_rank"]
+# Files per client rank: one value or a list of them (config key files_per_rank); every run at each.
+N = config["files_per_rank"] if isinstance(config["files_per_rank"], list) else [config["files_per_rank"]]
 REPS = range(1, config["repetitions"] + 1)
 STORAGE = config["storage"]
 UNKNOWN_SYSTEMS = [s for s in config["systems"] if s not in SYSTEMS]
@@ -46,16 +47,18 @@ def all_run_benchmarks():
 
 
 def run_steps():
-    """[(step label, its runs' wall-time files)] per run rule of the configured systems, in
-    the registry's order of systems and phases, then MD-Workbench's, for the artifact
-    appendix's time estimates."""
+    """[(step label, its runs' wall-time files)] per run rule of the configured systems (and,
+    with several files_per_rank, per value), in the registry's order of systems and phases,
+    then MD-Workbench's, for the artifact appendix's time estimates."""
     steps = []
     for system in config["systems"]:
         s = SYSTEMS[system]
         for rule, result in sorted(s.results.items(), key=lambda item: PHASES.index(item[1].phases[0])):
             part = rule.removeprefix(system.replace("-", "_")).lstrip("_")
             label = f"run {s.run} {s.label}, {part} (`{rule}`)" if part else f"run {s.run} {s.label} (`{rule}`)"
-            steps.append((label, expand_run(result.benchmark)))
+            for n in N:
+                at = f", {n:,} files per rank" if len(N) > 1 else ""
+                steps.append((label + at, expand_run(result.benchmark, n=[n])))
     if MDWB["interfaces"]:
         steps.append(("MD-Workbench (`mdworkbench`)", mdworkbench_results("benchmark")))
     return steps
@@ -70,9 +73,10 @@ def run_files(field):
     ]
 
 
-def expand_run(pattern):
-    """`pattern` (a run rule's file, with its wildcards) at every point of the matrix, each
-    file once (a pattern without {readers} or {servers} repeats across their values)."""
+def expand_run(pattern, n=N):
+    """`pattern` (a run rule's file, with its wildcards) at every point of the matrix (or at
+    the files per rank `n`), each file once (a pattern without {readers} or {servers}
+    repeats across their values)."""
     return list(
         dict.fromkeys(
             expand(
@@ -81,7 +85,7 @@ def expand_run(pattern):
                 ranks=config["client_ranks"],
                 servers=config["servers"],
                 readers=config["readers"],
-                n=N,
+                n=n,
                 rep=REPS,
             )
         )

@@ -15,7 +15,7 @@ def main(sm):
     except (OSError, ValueError) as e:
         sys.exit(f"aggregate: {e}")
     table.sort(key=lambda r: (ORDER.index(r["system"]), PHASES.index(r["phase"]), r["client_ranks"],
-                              r["repetition"]))
+                              r["files_per_rank"], r["repetition"]))
     with open(sm.output[0], "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=COLUMNS)
         w.writeheader()

@@ -5,7 +5,7 @@ results lack what a tested claim needs, or the claims file is malformed."""
 import json
 import sys
 
-from claims_check import MissingData, check, load_claims, measured_text, table
+from claims_check import MissingData, check, load_claims, measured_text, several_n, table
 from summary_stats import load
 
 
@@ -23,7 +23,8 @@ def main(sm):
         f.write(table(result, sm.input.summary))
     with open(sm.log[0], "w") as log:
         for r in result["claims"]:
-            line = f"{r['status'].upper()}: {r['claim']}: expected {r['expected']}, {measured_text(r)}"
+            line = (f"{r['status'].upper()}: {r['claim']}: expected {r['expected']}, "
+                    f"{measured_text(r, several_n(result))}")
             log.write(line + "\n")
             print(f"claims: {line}", file=sys.stderr)
 

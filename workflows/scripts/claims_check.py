@@ -1,12 +1,13 @@
 """The paper's claims (paper/claims.yaml) checked on the rows of a summary.csv: each claim is a
-ratio of one design's metric to another's at every client count, with a relation, a bound
-and a tolerance. Used by the claims rule (check_claims.py) and by the tests.
+ratio of one design's metric to another's at every client count and files per rank (a
+point), with a relation, a bound and a tolerance. Used by the claims rule (check_claims.py)
+and by the tests.
 
-A claim is `held` when the median ratio at every client count is inside its accepted
-interval, `failed` when it is not at some count (reported, never hidden), and `not tested`
-when the configuration does not run a design it compares. Missing data (a design the
-configuration runs but whose phase or metric is absent at a client count) raises
-MissingData: the check cannot say anything then."""
+A claim is `held` when the median ratio at every point is inside its accepted interval,
+`failed` when it is not at some point (reported, never hidden), and `not tested` when the
+configuration does not run a design it compares. Missing data (a design the configuration
+runs but whose phase or metric is absent at a point) raises MissingData: the check cannot
+say anything then. The tables name the files per rank only when the results hold several."""
 import math
 import statistics
 
@@ -113,13 +114,13 @@ def _number(row, column, what):
     return float(v)
 
 
-def side_values(rows, side, metric, ranks, claim_id):
-    """{repetition: value} of one side of a claim at `ranks` client ranks."""
+def side_values(rows, side, metric, ranks, n, claim_id):
+    """{repetition: value} of one side of a claim at `ranks` client ranks x `n` files per rank."""
     per_rep = {}
     for phase in side["phases"]:
-        what = f"claim {claim_id}: {side['system']} {phase} at {ranks} client ranks"
+        what = f"claim {claim_id}: {side['system']} {phase} at {ranks} client ranks x {n} files per rank"
         found = [r for r in rows if r["system"] == side["system"] and r["phase"] == phase
-                 and int(r["client_ranks"]) == ranks]
+                 and int(r["client_ranks"]) == ranks and int(r["files_per_rank"]) == n]
         if not found:
             raise MissingData(f"{what}: no rows in summary.csv (rerun the workflow so that every configured "
                               "design runs at every client count)")
@@ -148,20 +149,20 @@ def check_claim(claim, rows, systems):
         out.update(status="not tested", held=None,
                    reason=f"the configuration does not run {', '.join(sorted(set(absent)))} (config key systems)")
         return out
-    ranks = sorted({int(r["client_ranks"]) for r in rows
-                    if r["system"] in (claim["of"]["system"], claim["over"]["system"])})
-    if not ranks:
+    points = sorted({(int(r["client_ranks"]), int(r["files_per_rank"])) for r in rows
+                     if r["system"] in (claim["of"]["system"], claim["over"]["system"])})
+    if not points:
         raise MissingData(f"claim {claim['id']}: summary.csv has no rows of {claim['of']['system']} or "
                           f"{claim['over']['system']}")
-    for x in ranks:
-        of = side_values(rows, claim["of"], claim["metric"], x, claim["id"])
-        over = side_values(rows, claim["over"], claim["metric"], x, claim["id"])
+    for x, n in points:
+        of = side_values(rows, claim["of"], claim["metric"], x, n, claim["id"])
+        over = side_values(rows, claim["over"], claim["metric"], x, n, claim["id"])
         if min(over.values()) <= 0:
             raise MissingData(f"claim {claim['id']}: {claim['over']['system']} {claim['metric']} is 0 at {x} "
-                              "client ranks: no ratio")
+                              f"client ranks x {n} files per rank: no ratio")
         median = statistics.median(of.values()) / statistics.median(over.values())
         out["per_client_ranks"].append({
-            "client_ranks": x, "median": median,
+            "client_ranks": x, "files_per_rank": n, "median": median,
             "min": min(of.values()) / max(over.values()), "max": max(of.values()) / min(over.values()),
             "of": [of[k] for k in sorted(of)], "over": [over[k] for k in sorted(over)],
             "held": low <= median <= high})
@@ -170,7 +171,8 @@ def check_claim(claim, rows, systems):
     out.update(status="held" if held else "failed", held=held,
                measured={"median_low": min(p["median"] for p in pts), "median_high": max(p["median"] for p in pts),
                          "min": min(p["min"] for p in pts), "max": max(p["max"] for p in pts)},
-               failed_at=[p["client_ranks"] for p in pts if not p["held"]])
+               failed_at=[{"client_ranks": p["client_ranks"], "files_per_rank": p["files_per_rank"]}
+                          for p in pts if not p["held"]])
     return out
 
 
@@ -181,39 +183,60 @@ def check(doc, rows, systems):
     return {"paper": doc.get("paper", {}), "counts": counts, "claims": results}
 
 
-def measured_text(r):
+def several_n(result):
+    """Whether the claims were checked at more than one files per rank."""
+    return len({p["files_per_rank"] for r in result["claims"] for p in r["per_client_ranks"]}) > 1
+
+
+def span(values, unit):
+    values = sorted(set(values))
+    return f"{values[0]:,} {unit}" if len(values) == 1 else f"{values[0]:,}-{values[-1]:,} {unit}"
+
+
+def where(points, name_n):
+    """Where a claim was measured: "<ranks> client ranks", and " x <n> files per rank" if `name_n`."""
+    text = span([p["client_ranks"] for p in points], "client ranks")
+    return text + (" x " + span([p["files_per_rank"] for p in points], "files per rank") if name_n else "")
+
+
+def measured_text(r, name_n=False):
     if r["status"] == "not tested":
         return "not tested: " + r["reason"]
     m = r["measured"]
     med = (f"{fmt(m['median_low'])}x" if fmt(m["median_low"]) == fmt(m["median_high"])
            else f"{fmt(m['median_low'])}x to {fmt(m['median_high'])}x")
-    ranks = [p["client_ranks"] for p in r["per_client_ranks"]]
-    span = f"{ranks[0]}" if len(ranks) == 1 else f"{ranks[0]}-{ranks[-1]}"
-    return f"median {med} at {span} client ranks (range {fmt(m['min'])}x to {fmt(m['max'])}x)"
+    return f"median {med} at {where(r['per_client_ranks'], name_n)} (range {fmt(m['min'])}x to {fmt(m['max'])}x)"
 
 
 def table(result, source):
-    """The claims as a Markdown table, then each claim's ratio per client count."""
-    c = result["counts"]
+    """The claims as a Markdown table, then each claim's ratio per client count (and files per
+    rank, when the results hold several)."""
+    c, name_n = result["counts"], several_n(result)
+    point = "client count and files per rank" if name_n else "client count"
     lines = ["# Claims", "",
              f"The paper's claims checked on {source} by the workflow (paper/claims.yaml, "
              "workflows/scripts/claims_check.py): "
              f"{c['held']} held, {c['failed']} failed, {c['not tested']} not tested.", "",
-             "Each claim is a ratio of two designs' metric at every client count: the median over repetitions of one "
+             f"Each claim is a ratio of two designs' metric at every {point}: the median over repetitions of one "
              "over the median of the other; the range is the lowest and highest ratio of any two repetitions. "
-             "A claim holds when the median ratio at every client count is in the expected interval.", "",
+             f"A claim holds when the median ratio at every {point} is in the expected interval.", "",
              "| claim | figure | expected | measured | held | paper |",
              "| --- | --- | --- | --- | --- | --- |"]
     for r in result["claims"]:
         held = {"held": "yes", "failed": "**no**", "not tested": "not tested"}[r["status"]]
-        if r["status"] == "failed":
-            held += f" (at {', '.join(map(str, r['failed_at']))} client ranks)"
-        lines.append(f"| {r['claim']} | {r['figure']} | {r['expected']} | {measured_text(r)} | {held} | "
+        if r["status"] == "failed" and name_n:
+            held += " (at " + "; ".join(f"{p['client_ranks']} client ranks x {p['files_per_rank']:,} files per rank"
+                                        for p in r["failed_at"]) + ")"
+        elif r["status"] == "failed":
+            held += f" (at {', '.join(str(p['client_ranks']) for p in r['failed_at'])} client ranks)"
+        lines.append(f"| {r['claim']} | {r['figure']} | {r['expected']} | {measured_text(r, name_n)} | {held} | "
                      f"{r['paper'] or 'n/a'} |")
-    lines += ["", "## Per client count", "", "| claim | client ranks | median ratio | range | held |",
-              "| --- | ---: | ---: | --- | --- |"]
+    n_head, n_rule = (" files per rank |", " ---: |") if name_n else ("", "")
+    lines += ["", f"## Per {point}", "", f"| claim | client ranks |{n_head} median ratio | range | held |",
+              f"| --- | ---: |{n_rule} ---: | --- | --- |"]
     for r in result["claims"]:
         for p in r["per_client_ranks"]:
-            lines.append(f"| {r['id']} | {p['client_ranks']} | {fmt(p['median'])}x | {fmt(p['min'])}x to "
+            n_cell = f" {p['files_per_rank']} |" if name_n else ""
+            lines.append(f"| {r['id']} | {p['client_ranks']} |{n_cell} {fmt(p['median'])}x | {fmt(p['min'])}x to "
                          f"{fmt(p['max'])}x | {'yes' if p['held'] else '**no**'} |")
     return "\n".join(lines) + "\n"

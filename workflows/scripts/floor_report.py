@@ -9,8 +9,8 @@ from plot_floor import draw
 from registry import SYSTEMS
 from summary_stats import load
 
-COLUMNS = ["system", "phase", "storage", "client_ranks", "repetitions", "bytes", "bytes_per_s", "floor",
-           "floor_operation", "floor_bytes_per_s", "fraction_of_floor", "bytes_from"]
+COLUMNS = ["system", "phase", "storage", "client_ranks", "files_per_rank", "repetitions", "bytes", "bytes_per_s",
+           "floor", "floor_operation", "floor_bytes_per_s", "fraction_of_floor", "bytes_from"]
 
 
 def rate(v):
@@ -28,11 +28,12 @@ def table(table_rows, fio_doc, floor_doc, summary_path):
              "phase's bytes were measured, estimated (and how) or cannot be known. fio drops its files' page cache "
              "before each job; the runs read stores they have just written, so a fraction above 1 means reads "
              "served from memory.", "",
-             "| system | phase | client ranks | bytes/s | floor | floor bytes/s | fraction of the floor | bytes |",
-             "| --- | --- | ---: | ---: | --- | ---: | ---: | --- |"]
+             "| system | phase | client ranks | files per rank | bytes/s | floor | floor bytes/s | fraction of the "
+             "floor | bytes |",
+             "| --- | --- | ---: | ---: | ---: | --- | ---: | ---: | --- |"]
     for r in table_rows:
         frac = "unknown" if r["fraction_of_floor"] == "" else f"{r['fraction_of_floor']:.3f}"
-        lines.append(f"| {SYSTEMS[r['system']].label} | {r['phase']} | {r['client_ranks']} | "
+        lines.append(f"| {SYSTEMS[r['system']].label} | {r['phase']} | {r['client_ranks']} | {r['files_per_rank']} | "
                      f"{rate(r['bytes_per_s'])} | {r['floor_operation']} | {rate(r['floor_bytes_per_s'])} | {frac} | "
                      f"{r['bytes_from']} |")
     lines += ["", "## fio's jobs (in this order; every read is of data the table write staged)", "",

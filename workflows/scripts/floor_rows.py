@@ -47,19 +47,20 @@ def store_bytes(path):
 
 
 def origin_sizes(paths):
-    """{(client ranks, repetition): (table bytes, table + log bytes)} of DeltaFS origin stores."""
+    """{(client ranks, files per rank, repetition): (table bytes, table + log bytes)} of DeltaFS
+    origin stores."""
     out = {}
     for path in paths:
-        m = re.search(r"/c(\d+)-n\d+/rep(\d+)/origin$", path.rstrip("/"))
+        m = re.search(r"/c(\d+)-n(\d+)/rep(\d+)/origin$", path.rstrip("/"))
         if m:
-            out[(int(m.group(1)), int(m.group(2)))] = store_bytes(path)
+            out[tuple(int(g) for g in m.groups())] = store_bytes(path)
     return out
 
 
 def phase_bytes(row, origins, per_entry, sizes, storage):
     """(bytes, how they are known) of one summary row; bytes None when they cannot be known."""
     system, phase = row["system"], row["phase"]
-    origin = origins.get((row["client_ranks"], row["repetition"]))
+    origin = origins.get((row["client_ranks"], row["files_per_rank"], row["repetition"]))
     if phase == "lstat":
         if sizes["block_cache_size"]:
             return None, "unknown: a block cache serves some lookups without reading storage"
@@ -75,19 +76,21 @@ def phase_bytes(row, origins, per_entry, sizes, storage):
 
 
 def rows(summary, fio_doc, floor_doc, origin_paths):
-    """One row per system x phase x client ranks: median bytes/s over repetitions and its floor."""
+    """One row per system x phase x client ranks x files per rank: median bytes/s over
+    repetitions and its floor."""
     floor = floors(fio_doc, floor_doc)
     sizes = store_sizes(floor_doc["store_settings"])
     origins = origin_sizes(origin_paths)
-    entries = {(r["client_ranks"], r["repetition"]): r["ops"] for r in summary
+    entries = {(r["client_ranks"], r["files_per_rank"], r["repetition"]): r["ops"] for r in summary
                if r["system"] == "deltafs" and r["phase"] == "insert"}
     per_entry = [origins[k][0] / entries[k] for k in origins if entries.get(k)]
     per_entry = statistics.median(per_entry) if per_entry else None
     out = []
     for system in SYSTEMS:
         for phase in PHASES:
-            for ranks in sorted({r["client_ranks"] for r in summary}):
-                pts = [r for r in summary if (r["system"], r["phase"], r["client_ranks"]) == (system, phase, ranks)]
+            for ranks, n in sorted({(r["client_ranks"], r["files_per_rank"]) for r in summary}):
+                pts = [r for r in summary if (r["system"], r["phase"]) == (system, phase)
+                       and (r["client_ranks"], r["files_per_rank"]) == (ranks, n)]
                 if not pts:
                     continue
                 known = [(b, r["elapsed_s"], how) for r in pts
@@ -99,7 +102,7 @@ def rows(summary, fio_doc, floor_doc, origin_paths):
                 bps = statistics.median(rates) if rates and len(rates) == len(pts) else None
                 out.append({
                     "system": system, "phase": phase, "storage": floor_doc["storage"], "client_ranks": ranks,
-                    "repetitions": len(pts),
+                    "files_per_rank": n, "repetitions": len(pts),
                     "bytes": statistics.median(b for b, _, _ in known) if bps is not None else "",
                     "bytes_per_s": bps if bps is not None else "", "floor": name, "floor_operation": operation,
                     "floor_bytes_per_s": floor_bps,

@@ -1,7 +1,8 @@
 """Snakemake script of rule claims_figure: one panel per claim of results/<name>/claims.json,
 its ratio at every client count (median over repetitions, and the range from the lowest to
 the highest ratio of two repetitions) against the interval it must fall in and the paper's
-figure where the paper reports one."""
+figure where the paper reports one. With several files per rank, against the total files
+(client ranks x files per rank, log axis) instead."""
 import json
 import math
 
@@ -25,7 +26,10 @@ def panel(ax, r):
         ax.set_xticks([])
         ax.set_yticks([])
         return
-    xs = [p["client_ranks"] for p in pts]
+    several_n = len({p["files_per_rank"] for p in pts}) > 1
+    if several_n:
+        pts = sorted(pts, key=lambda p: (p["client_ranks"] * p["files_per_rank"], p["client_ranks"]))
+    xs = [p["client_ranks"] * (p["files_per_rank"] if several_n else 1) for p in pts]
     med = [p["median"] for p in pts]
     err = [[m - p["min"] for m, p in zip(med, pts, strict=True)], [p["max"] - m for m, p in zip(med, pts, strict=True)]]
     low, high = r["accepted"][0], r["accepted"][1]
@@ -39,13 +43,19 @@ def panel(ax, r):
     if high:
         ax.axhline(high, color=COLORS["held"], linewidth=1)
     ax.errorbar(xs, med, yerr=err, color="black", marker="o", capsize=3, label="median (range)")
-    for p in pts:
+    for x, p in zip(xs, pts, strict=True):
         if not p["held"]:
-            ax.plot(p["client_ranks"], p["median"], "x", color=COLORS["failed"], markersize=10, mew=2)
+            ax.plot(x, p["median"], "x", color=COLORS["failed"], markersize=10, mew=2)
     if r.get("paper_value"):
         ax.axhline(r["paper_value"], color="#555555", linestyle=":", linewidth=1, label="paper, at scale")
-    ax.set_xticks(xs)
-    ax.set_xlabel("client ranks")
+    if several_n:
+        ax.set_xscale("log")
+        ax.set_xticks(xs, [f"{x:,}" for x in xs], fontsize=7, rotation=30)
+        ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+        ax.set_xlabel("total files (client ranks x files per rank)")
+    else:
+        ax.set_xticks(xs)
+        ax.set_xlabel("client ranks")
     of, over = r["of"], r["over"]
     ax.set_ylabel(f"{of['system']} / {over['system']}\n{r['metric']}", fontsize=8)
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}x"))

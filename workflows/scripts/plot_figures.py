@@ -2,51 +2,18 @@
 each as PDF and PNG, in one style: throughput vs client ranks (insert, lstat, compaction),
 end-to-end job time, latency quantiles and CPU seconds per million operations. Every value
 is the median over repetitions, its bar the range from the lowest to the highest, and each
-repetition is drawn as a small dot."""
-import matplotlib
+repetition is drawn as a small dot. With several files per rank (config key files_per_rank)
+the throughput figures draw one line per system and files per rank (line styles), and the
+others show the largest files per rank, which their titles name."""
+from matplotlib.patches import Patch
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.patches import Patch  # noqa: E402
-from matplotlib.ticker import FuncFormatter, LogLocator  # noqa: E402
-
-from registry import PHASES, SYSTEMS  # noqa: E402
-from summary_stats import load, median_range, ranks_of, select  # noqa: E402
+from figure_style import log_axis, median_with_range, outside_legend, plt
+from registry import PHASES, SYSTEMS
+from summary_stats import at_largest_n, load, median_range, ns_of, ranks_of, select
 
 QUANTS = ["min", "q1", "median", "q3", "q90", "q99", "max"]
-
-plt.rcParams.update({"font.size": 10, "axes.grid": True, "grid.alpha": 0.3, "figure.dpi": 100,
-                     "savefig.bbox": "tight", "axes.spines.top": False, "axes.spines.right": False})
-
-
-PLAIN_NUMBERS = FuncFormatter(lambda v, _: f"{v:g}")
 HATCHES = {"insert": "", "compaction": "//", "lstat": ".."}
-
-
-def log_axis(ax):
-    """Log scale with plain numbers on the ticks: each power of ten and its 2 and 5
-    multiples (0.02, 0.05, 0.1, ...), so that labels never crowd one another, all in one
-    font size."""
-    ax.set_yscale("log")
-    ax.yaxis.set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0)))
-    ax.yaxis.set_major_formatter(PLAIN_NUMBERS)
-    ax.yaxis.set_minor_formatter(PLAIN_NUMBERS)
-    ax.tick_params(axis="y", which="both", labelsize=8)
-
-
-def median_with_range(ax, xs, groups, **style):
-    """Draws the median of each group of repetitions at xs, a bar from its lowest to its
-    highest value, and every repetition as a dot."""
-    stats = [median_range(g) for g in groups]
-    med = [m for m, _, _ in stats]
-    err = [[m - lo for m, lo, _ in stats], [hi - m for m, _, hi in stats]]
-    ax.errorbar(xs, med, yerr=err, capsize=3, **style)
-    for x, g in zip(xs, groups, strict=True):
-        ax.plot([x] * len(g), g, linestyle="none", marker=".", markersize=3, alpha=0.5, color=style.get("color"))
-
-
-def outside_legend(ax, **kw):
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, **kw)
+N_STYLES = ["-", "--", ":", "-."]  # line style of each files per rank, when there are several
 
 
 def systems_in(rows):
@@ -64,21 +31,29 @@ def no_data(ax, what):
 
 
 def throughput_vs_ranks(rows, phase, title, out, name, also=()):
-    """`also`: (system, phase, label) lines drawn dashed for comparison (e.g. the DeltaFS
-    write phase beside its compaction)."""
+    """`also`: (system, phase, label) lines drawn for comparison (e.g. the DeltaFS write phase
+    beside its compaction): dashed, or with several files per rank (whose line styles tell
+    them apart) with hollow markers."""
     fig, ax = plt.subplots(figsize=(7, 3.8))
     drawn = False
+    ns = ns_of(rows)
     own = (lambda s: f"{SYSTEMS[s].label} {phase}") if also else (lambda s: SYSTEMS[s].label)
-    lines = [(s, phase, own(s), "-") for s in systems_in(rows)] + [(s, p, label, "--") for s, p, label in also]
-    for s, p, label, style in lines:
-        pts = select(rows, system=s, phase=p)
-        xs = ranks_of(pts)
-        if not xs:
-            continue
-        groups = [[r["throughput_mops"] for r in select(pts, client_ranks=x)] for x in xs]
-        median_with_range(ax, xs, groups, label=label, color=SYSTEMS[s].color, marker=SYSTEMS[s].marker,
-                          linestyle=style)
-        drawn = True
+    lines = [(s, phase, own(s), False) for s in systems_in(rows)] + [(s, p, label, True) for s, p, label in also]
+    for s, p, label, compared in lines:
+        for i, n in enumerate(ns):
+            pts = select(rows, system=s, phase=p, files_per_rank=n)
+            xs = ranks_of(pts)
+            if not xs:
+                continue
+            groups = [[r["throughput_mops"] for r in select(pts, client_ranks=x)] for x in xs]
+            if len(ns) > 1:
+                style = dict(linestyle=N_STYLES[i % len(N_STYLES)], label=f"{label}, {n:,} files/rank")
+                if compared:
+                    style["markerfacecolor"] = "none"
+            else:
+                style = dict(linestyle="--" if compared else "-", label=label)
+            median_with_range(ax, xs, groups, color=SYSTEMS[s].color, marker=SYSTEMS[s].marker, **style)
+            drawn = True
     if drawn:
         log_axis(ax)
         outside_legend(ax)
@@ -93,6 +68,7 @@ def throughput_vs_ranks(rows, phase, title, out, name, also=()):
 
 def end_to_end(rows, out):
     fig, ax = plt.subplots(figsize=(8, 3.8))
+    rows, at_n = at_largest_n(rows)
     systems, ranks = systems_in(rows), ranks_of(rows)
     width = 0.8 / max(1, len(systems))
     for i, s in enumerate(systems):
@@ -119,7 +95,8 @@ def end_to_end(rows, out):
     ax.set_xticks([j + width * (len(systems) - 1) / 2 for j in range(len(ranks))], [str(x) for x in ranks])
     ax.set_xlabel("client ranks")
     ax.set_ylabel("job time (s)")
-    ax.set_title("End-to-end time: write (+ compaction) + read; median, range, repetitions")
+    at_n = f" at {at_n}" if at_n else ""
+    ax.set_title(f"End-to-end time{at_n}: write (+ compaction) + read; median, range, repetitions")
     handles = [Patch(color=SYSTEMS[s].color, label=SYSTEMS[s].label) for s in systems]
     handles += [Patch(facecolor="#777777", edgecolor="white", hatch=HATCHES[p], label=p) for p in PHASES]
     outside_legend(ax, handles=handles, fontsize=8)
@@ -127,8 +104,11 @@ def end_to_end(rows, out):
 
 
 def at_largest_scale(rows):
+    """(the rows at the largest client count and files per rank, the title's "<ranks> client
+    ranks[ x <n> files per rank]")."""
+    rows, at_n = at_largest_n(rows)
     top = max(ranks_of(rows)) if rows else 0
-    return select(rows, client_ranks=top), top
+    return select(rows, client_ranks=top), f"{top} client ranks" + (f" x {at_n}" if at_n else "")
 
 
 def latency(rows, out):
@@ -147,7 +127,7 @@ def latency(rows, out):
     ax.set_xticks(range(len(QUANTS)), QUANTS)
     ax.set_xlabel("quantile")
     ax.set_ylabel("latency per operation (µs)")
-    ax.set_title(f"Latency quantiles at {top} client ranks")
+    ax.set_title(f"Latency quantiles at {top}")
     if top_rows:
         outside_legend(ax, fontsize=8)
     save(fig, "latency_quantiles", out)
@@ -179,7 +159,7 @@ def cpu(rows, out):
             x += 1
     ax.set_xticks(range(len(labels)), labels, fontsize=8, rotation=30, ha="right")
     ax.set_ylabel("CPU seconds per million operations")
-    ax.set_title(f"Resource usage at {top} client ranks")
+    ax.set_title(f"Resource usage at {top}")
     if labels:
         outside_legend(ax, fontsize=8, handles=[
             Patch(color="#777777", label="job ranks (clients, compactor)"),
@@ -192,7 +172,8 @@ def main(sm):
     out = dict(sm.output.items())
     throughput_vs_ranks(rows, "insert", "Insert throughput", out, "insert_throughput")
     throughput_vs_ranks(rows, "lstat", "Lstat throughput", out, "lstat_throughput")
-    throughput_vs_ranks(rows, "compaction", "DeltaFS parallel compaction (dashed: its write phase)", out,
+    write = "hollow markers" if len(ns_of(rows)) > 1 else "dashed"
+    throughput_vs_ranks(rows, "compaction", f"DeltaFS parallel compaction ({write}: its write phase)", out,
                         "compaction_throughput", also=[("deltafs", "insert", "DeltaFS write phase")])
     end_to_end(rows, out)
     latency(rows, out)

@@ -1,5 +1,5 @@
 """The storage floor figure (rule floor): for each system x phase at the largest client rank
-count, its bytes/s (a bar in the system's colour) beside the floor of the operation it does
+count (and files per rank), its bytes/s (a bar in the system's colour) beside the floor of the operation it does
 (a black line on the same row, with the fraction of the floor written beside it); a phase
 whose bytes cannot be known has no bar and says so."""
 import matplotlib
@@ -14,7 +14,9 @@ HATCHES = {"insert": "", "compaction": "//", "lstat": ".."}
 
 def draw(rows, storage, pdf, png):
     top = max(r["client_ranks"] for r in rows)
-    shown = [r for r in rows if r["client_ranks"] == top]
+    n = max(r["files_per_rank"] for r in rows)
+    several_n = len({r["files_per_rank"] for r in rows}) > 1
+    shown = [r for r in rows if r["client_ranks"] == top and r["files_per_rank"] == n]
     fig, ax = plt.subplots(figsize=(8, 0.45 * len(shown) + 1.6))
     ys = list(range(len(shown)))[::-1]
     values = [r["floor_bytes_per_s"] / 1e6 for r in shown] + [r["bytes_per_s"] / 1e6 for r in shown
@@ -37,7 +39,7 @@ def draw(rows, storage, pdf, png):
     ax.set_xscale("log")
     ax.set_xlim(left=lo, right=max(values) * 30)
     ax.set_xlabel("MB/s (bars: the phase; black lines: the floor of its operation, fio)")
-    ax.set_title(f"Storage floor ({storage}), {top} client ranks")
+    ax.set_title(f"Storage floor ({storage}), {top} client ranks" + (f" x {n:,} files per rank" if several_n else ""))
     ax.grid(True, axis="x", alpha=0.3)
     fig.savefig(pdf, bbox_inches="tight")
     fig.savefig(png, dpi=150, bbox_inches="tight")

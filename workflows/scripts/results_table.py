@@ -1,8 +1,8 @@
 """Snakemake script of rule results_table: results/<name>/results-table.md, the median and
-range (lowest to highest) over repetitions of every system x phase x scale in its
-summary.csv."""
+range (lowest to highest) over repetitions of every system x phase x client ranks x files
+per rank in its summary.csv."""
 from registry import PHASES, SYSTEMS
-from summary_stats import load, median_range, ranks_of, select
+from summary_stats import load, median_range, ns_of, ranks_of, select
 
 
 def main(sm):
@@ -14,15 +14,15 @@ def main(sm):
              "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for s in SYSTEMS.values():
         for phase in PHASES:
-            for x in ranks_of(rows):
-                pts = select(rows, system=s.name, phase=phase, client_ranks=x)
+            for x, n in [(x, n) for x in ranks_of(rows) for n in ns_of(rows)]:
+                pts = select(rows, system=s.name, phase=phase, client_ranks=x, files_per_rank=n)
                 if not pts:
                     continue
                 m, lo, hi = median_range(r["throughput_mops"] for r in pts)
                 med = median_range(r["lat_median_us"] for r in pts if r["lat_median_us"] != "")[0]
                 cpu = median_range((r["cpu_clients_s"] + r["cpu_servers_s"]) / r["ops"] * 1e6 for r in pts)[0]
                 lat = f"{med:.1f}" if med == med else "n/a"
-                lines.append(f"| {s.label} | {phase} | {x} | {pts[0]['servers']} | {pts[0]['files_per_rank']} | "
+                lines.append(f"| {s.label} | {phase} | {x} | {pts[0]['servers']} | {n} | "
                              f"{len(pts)} | {m:.3f} ({lo:.3f} to {hi:.3f}) | {lat} | {cpu:.1f} |")
     with open(sm.output[0], "w") as f:
         f.write("\n".join(lines) + "\n")

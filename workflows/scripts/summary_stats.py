@@ -38,3 +38,17 @@ def select(rows, **where):
 
 def ranks_of(rows):
     return sorted({r["client_ranks"] for r in rows})
+
+
+def ns_of(rows):
+    """The files per rank of `rows`, in increasing order (config key files_per_rank)."""
+    return sorted({r["files_per_rank"] for r in rows})
+
+
+def at_largest_n(rows):
+    """(the rows at the largest files per rank, "<n> files per rank" when `rows` hold several
+    values or "" when one): what the figures that show one files per rank use."""
+    ns = ns_of(rows)
+    if len(ns) < 2:
+        return rows, ""
+    return select(rows, files_per_rank=ns[-1]), f"{ns[-1]:,} files per rank"

@@ -1,6 +1,7 @@
 """Snakemake script of rule validate: every run result file must hold its phases (registry.py),
-with exact op counts and no errors. Writes results/validation.json; fails the workflow
-listing every problem."""
+with exact op counts (client ranks x the run's files per rank) and no errors. Writes
+results/<name>/validation.json (with the runs checked per files per rank); fails the
+workflow listing every problem."""
 import json
 import sys
 
@@ -15,8 +16,8 @@ def main(sm):
         sys.exit(f"validate: {e}")
     all_rows = [r for file_rows in found.values() for r in file_rows]
     for r in all_rows:
-        what = (f"{r['system']} {r['phase']} with {r['client_ranks']} client ranks, repetition "
-                f"{r['repetition']}")
+        what = (f"{r['system']} {r['phase']} with {r['client_ranks']} client ranks x {r['files_per_rank']} files, "
+                f"repetition {r['repetition']}")
         if r["errors"] != 0:
             problems.append(f"{what}: {r['errors']} operations failed verification")
         if r["ops"] != r["expected_ops"]:
@@ -29,11 +30,13 @@ def main(sm):
         where, expected = result_file(path)
         missing = sorted(set(expected) - {r["phase"] for r in file_rows})
         if missing:
-            problems.append(f"{where['system']} with {where['client_ranks']} client ranks, repetition "
-                            f"{where['repetition']}: no {', '.join(missing)} phase")
+            problems.append(f"{where['system']} with {where['client_ranks']} client ranks x {where['files_per_rank']} "
+                            f"files, repetition {where['repetition']}: no {', '.join(missing)} phase")
     runs = {(r["system"], r["storage"], r["client_ranks"], r["servers"], r["files_per_rank"], r["repetition"])
             for r in all_rows}
-    report = {"phases_checked": len(all_rows), "runs_checked": len(runs), "ok": not problems, "problems": problems}
+    per_n = {n: sum(run[4] == n for run in runs) for n in sorted({run[4] for run in runs})}
+    report = {"phases_checked": len(all_rows), "runs_checked": len(runs), "runs_per_files_per_rank": per_n,
+              "ok": not problems, "problems": problems}
     with open(sm.log[0], "w") as log:
         json.dump(report, log, indent=1)
     if problems:

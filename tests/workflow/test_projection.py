@@ -1,0 +1,159 @@
+"""The projection model (workflows/scripts/projection_model.py) and its rule: each bound binds
+when it should, a synthetic input gives the hand-computed throughput, the fit recovers the
+costs runs were made from, errors are predicted / measured - 1, the smoke run writes the
+projection with an error at every measured point, and a node count below 1 stops the
+workflow with one line naming the key."""
+import csv
+import os
+import sys
+
+import pytest
+
+from conftest import REPO
+
+sys.path.insert(0, os.path.join(REPO, "workflows", "scripts"))
+from projection_model import (  # noqa: E402
+    Inputs, Storage, Target, bounds, error, measured_bounds, project, ratios, storage_inputs, throughput,
+    validate)
+
+CPU = Inputs(client_cpu_us=1.0, server_cpu_us=3.0, wait_us=1.0, fixed_s=0.0, storage=None, runs=1)
+
+
+def binding(inp, sync=True, p_c=1, p_s=1, cores_c=64, cores_s=64, wait_us=1.0, floor=0.0, shared=None):
+    b = bounds(inp, sync, p_c, p_s, cores_c, cores_s, wait_us, floor, shared_cores=shared)
+    return min(b, key=b.get), b
+
+
+def test_each_bound_binds_when_it_should():
+    assert binding(CPU, p_c=1, p_s=64)[0] == "latency"  # one client waits 5 us an op: 0.2 Mop/s
+    assert binding(CPU, p_c=64, p_s=1)[0] == "server CPU"  # one server rank: 1/3 Mop/s
+    assert binding(CPU, sync=False, p_c=64, p_s=64, cores_c=2)[0] == "client CPU"  # 2 cores: 2 Mop/s
+    assert binding(CPU, p_c=64, p_s=64, shared=2)[0] == "shared host"  # 2 cores for all: 0.5 Mop/s
+    disk = CPU._replace(storage=Storage(100.0, 1e6, True, "test"))  # 1 MB/s, 100 B an entry: 0.01 Mop/s
+    name, b = binding(disk, p_c=64, p_s=64, floor=1e6)
+    assert name == "storage" and b["storage"] == pytest.approx(0.01)
+    off = CPU._replace(storage=Storage(100.0, 1e6, False, "served from memory"))
+    assert "storage" not in binding(off, floor=1e6)[1]
+    assert "latency" not in binding(CPU, sync=False)[1]
+
+
+def test_hand_computed_throughput():
+    # bounds: client 4/1 = 4, server 2/3, latency 4/(1+3+1) = 0.8, shared host 4/(1+3) = 1 Mop/s
+    inp = CPU._replace(fixed_s=0.5)
+    b = bounds(inp, True, 4, 2, 4, 4, 1.0, 0.0, shared_cores=4)
+    assert b == pytest.approx({"client CPU": 4.0, "server CPU": 2 / 3, "latency": 0.8, "shared host": 1.0})
+    # 1e6 ops: 0.5 s fixed + 1e6 / (2/3 Mop/s) = 1.5 s, 2 s in all: 0.5 Mop/s
+    assert throughput(b, 1_000_000, 0.5) == (pytest.approx(0.5), "server CPU")
+
+
+def runs(c_c, c_s, fixed_s, cores, system="indexfs", phase="insert", n=100_000):
+    """Summary rows made exactly as the model says, at 1, 2, 4 and 8 client ranks with 2 servers."""
+    rows = []
+    inp = Inputs(c_c, c_s, 0.0, fixed_s, None, 1)
+    for k in (1, 2, 4, 8):
+        row = dict(system=system, phase=phase, client_ranks=k, servers=2, files_per_rank=n, ops=k * n, hosts=1,
+                   repetition=1)
+        mops, _ = throughput(measured_bounds(inp, row, cores), k * n, fixed_s)
+        elapsed = k * n / (mops * 1e6)
+        rows.append(dict(row, elapsed_s=elapsed, throughput_mops=mops, cpu_clients_s=c_c * k * n / 1e6,
+                         cpu_servers_s=c_s * k * n / 1e6))
+    return rows
+
+
+def test_fit_recovers_the_costs_and_predicts_its_own_runs():
+    # a synchronous phase's RPC wait holds the fixed time's share of its fewest-client runs: none here
+    rows = runs(2.0, 6.0, 0.0, cores=4) + runs(0.5, 0.0, 0.02, cores=4, system="deltafs")
+    inputs, points = validate(rows, {}, 4)
+    i = inputs[("indexfs", "insert", False)]
+    assert (i.client_cpu_us, i.server_cpu_us, i.wait_us, i.fixed_s) == pytest.approx((2.0, 6.0, 0.0, 0.0), abs=1e-9)
+    assert inputs[("deltafs", "insert", False)].fixed_s == pytest.approx(0.02)
+    assert len(points) == 8 and all(p["error"] == pytest.approx(0, abs=1e-9) for p in points)
+    assert all(p["held_out_error"] == pytest.approx(0, abs=1e-9) for p in points)
+    assert {p["bound"] for p in points if p["system"] == "indexfs"} == {"latency", "server CPU"}  # 2 servers: 1/3
+
+
+def test_error_is_predicted_over_measured_minus_one():
+    assert error(1.1, 1.0) == pytest.approx(0.1) and error(0.5, 2.0) == pytest.approx(-0.75)
+    rows = runs(2.0, 6.0, 0.0, cores=4)
+    rows[0] = dict(rows[0], throughput_mops=rows[0]["throughput_mops"] * 2)  # measured twice what the model says
+    p = [p for p in validate(rows, {}, 4)[1] if p["client_ranks"] == 1][0]
+    assert p["error"] == pytest.approx(p["predicted_mops"] / p["measured_mops"] - 1)
+
+
+def test_several_files_per_rank_are_validated_apart():
+    rows = runs(0.5, 0.0, 0.01, cores=4, system="deltafs") + runs(0.5, 0.0, 0.01, cores=4, system="deltafs", n=400_000)
+    points = validate(rows, {}, 4)[1]
+    assert sorted({(p["client_ranks"], p["files_per_rank"]) for p in points}) == [
+        (k, n) for k in (1, 2, 4, 8) for n in (100_000, 400_000)]
+    assert all(p["error"] == pytest.approx(0, abs=1e-9) for p in points)
+
+
+def test_projection_deltafs_scales_with_nodes_and_indexfs_stops_at_its_servers():
+    inputs = {("indexfs", "insert", False): Inputs(2.0, 6.0, 0.0, 0.0, None, 4),
+              ("deltafs", "insert", False): Inputs(0.5, 0.0, 0.0, 0.0, None, 4),
+              ("deltafs", "compaction", False): Inputs(0.5, 0.0, 0.0, 0.0, None, 4)}
+    target = Target(ranks_per_node=4, cores_per_node=4, server_nodes=1, network_rtt_us=2.0, storage="node",
+                    files_per_rank=1000)
+    out = project(inputs, target, [1, 2, 64])
+    at = {(r["system"], r["phase"], r["nodes"]): r for r in out}
+    assert at[("deltafs", "insert", 64)]["mops"] == pytest.approx(64 * 4 / 0.5)
+    assert at[("indexfs", "insert", 1)]["mops"] == pytest.approx(4 / (2.0 + 6.0 + 2.0))  # latency bound
+    assert at[("indexfs", "insert", 64)]["mops"] == pytest.approx(4 / 6.0)  # 4 server cores
+    assert at[("indexfs", "insert", 64)]["bound"] == "server CPU"
+    r = ratios(out, inputs)
+    assert r[-1]["insert"] == pytest.approx((64 * 4 / 0.5) / (4 / 6.0))
+    assert r[0]["cpu_per_create"] == pytest.approx(8.0 / 1.0)
+    assert r[0]["insert_and_compaction"] == pytest.approx(0.5 * r[0]["insert"])
+
+
+def test_runs_across_hosts_give_the_projection_their_costs_and_round_trip():
+    inputs = {("indexfs", "insert", False): Inputs(2.0, 6.0, 0.0, 0.0, None, 4),
+              ("indexfs", "insert", True): Inputs(3.0, 7.0, 40.0, 0.0, None, 2)}
+    target = Target(ranks_per_node=4, cores_per_node=4, server_nodes=1, network_rtt_us=2.0, storage="node",
+                    files_per_rank=1000)
+    (r,) = project(inputs, target, [1])
+    assert r["mops"] == pytest.approx(4 / (3.0 + 7.0 + 40.0)) and r["bound"] == "latency"
+
+
+def test_storage_bound_only_where_runs_stayed_below_the_floor():
+    summary = [dict(system="deltafs", phase=phase, client_ranks=1, files_per_rank=n, ops=1000, elapsed_s=n / 1e6)
+               for phase in ("insert", "lstat") for n in (1000, 2000)]
+    # the insert row's files per rank picks its runs (20 B an entry at 1000); the lstat row has none (older floor.csv)
+    floor = [dict(system="deltafs", phase="insert", client_ranks="1", files_per_rank="1000", bytes_per_s="20000000",
+                  floor_bytes_per_s="1e9", fraction_of_floor="0.02", floor_operation="log append",
+                  bytes_from="measured"),
+             dict(system="deltafs", phase="lstat", client_ranks="1", bytes_per_s="4096000000",
+                  floor_bytes_per_s="1e8", fraction_of_floor="40.96", floor_operation="lookup", bytes_from="estimate")]
+    s = storage_inputs(floor, summary)
+    assert s[("deltafs", "insert")].applies and s[("deltafs", "insert")].bytes_per_entry == pytest.approx(20.0)
+    assert not s[("deltafs", "lstat")].applies and "served from memory" in s[("deltafs", "lstat")].note
+
+
+def test_smoke_run_writes_the_projection_with_an_error_per_point(smoke):
+    with open(smoke.out("summary.csv"), newline="") as f:
+        measured = {(r["system"], r["phase"], r["client_ranks"], r["files_per_rank"]) for r in csv.DictReader(f)}
+    with open(smoke.out("projection-validation.csv"), newline="") as f:
+        points = list(csv.DictReader(f))
+    assert {(p["system"], p["phase"], p["client_ranks"], p["files_per_rank"]) for p in points} == measured
+    for p in points:
+        assert float(p["predicted_mops"]) > 0 and float(p["error"]) == pytest.approx(
+            float(p["predicted_mops"]) / float(p["measured_mops"]) - 1), p
+    with open(smoke.out("projection-inputs.csv"), newline="") as f:
+        assert all(float(r["client_cpu_us"]) > 0 for r in csv.DictReader(f))
+    with open(smoke.out("projection.md")) as f:
+        text = f.read()
+    assert "**This is a model, not a measurement**" in text and "## Validation: every measured configuration" in text
+    for ext in ("pdf", "png"):
+        assert os.path.getsize(smoke.out("figures", f"projection.{ext}")) > 1000
+
+
+@pytest.mark.parametrize("key, value, line", [
+    ("nodes", [1, 0], "config key projection.nodes.1: 0 is less than the minimum of 1; it takes a non-empty list "
+                      "of distinct client node counts, each at least 1"),
+    ("server_nodes", -2, "config key projection.server_nodes: -2 is less than the minimum of 1; it takes nodes of "
+                         "IndexFS servers and DeltaFS read-only servers, at least 1"),
+])
+def test_a_node_count_below_one_is_refused_in_one_line(workflow_in, key, value, line):
+    res = workflow_in.run("--dry-run", overrides={"projection": {key: value}})
+    assert res.returncode != 0
+    assert line in res.stdout + res.stderr, (res.stdout + res.stderr)[-2000:]

@@ -1,0 +1,41 @@
+"""The style the summary's figures share (rules figures and scale_figure): matplotlib's
+settings, a log axis with plain numbers, the median with its range and every repetition,
+and a legend outside the axes."""
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import FuncFormatter, LogLocator  # noqa: E402
+
+from summary_stats import median_range  # noqa: E402
+
+plt.rcParams.update({"font.size": 10, "axes.grid": True, "grid.alpha": 0.3, "figure.dpi": 100,
+                     "savefig.bbox": "tight", "axes.spines.top": False, "axes.spines.right": False})
+
+PLAIN_NUMBERS = FuncFormatter(lambda v, _: f"{v:g}")
+
+
+def log_axis(ax):
+    """Log scale with plain numbers on the ticks: each power of ten and its 2 and 5
+    multiples (0.02, 0.05, 0.1, ...), so that labels never crowd one another, all in one
+    font size."""
+    ax.set_yscale("log")
+    ax.yaxis.set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0)))
+    ax.yaxis.set_major_formatter(PLAIN_NUMBERS)
+    ax.yaxis.set_minor_formatter(PLAIN_NUMBERS)
+    ax.tick_params(axis="y", which="both", labelsize=8)
+
+
+def median_with_range(ax, xs, groups, **style):
+    """Draws the median of each group of repetitions at xs, a bar from its lowest to its
+    highest value, and every repetition as a dot."""
+    stats = [median_range(g) for g in groups]
+    med = [m for m, _, _ in stats]
+    err = [[m - lo for m, lo, _ in stats], [hi - m for m, _, hi in stats]]
+    ax.errorbar(xs, med, yerr=err, capsize=3, **style)
+    for x, g in zip(xs, groups, strict=True):
+        ax.plot([x] * len(g), g, linestyle="none", marker=".", markersize=3, alpha=0.5, color=style.get("color"))
+
+
+def outside_legend(ax, **kw):
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, **kw)
