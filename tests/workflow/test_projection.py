@@ -1,6 +1,7 @@
 """The projection model (workflows/scripts/projection_model.py) and its rule: each bound binds
 when it should, a synthetic input gives the hand-computed throughput, the fit recovers the
-costs runs were made from, errors are predicted / measured - 1, the smoke run writes the
+costs runs were made from (a rise of CPU per op with names per server as two regimes), the
+projection takes the costs of the target's regime, errors are predicted / measured - 1, the smoke run writes the
 projection with an error at every measured point, and a node count below 1 stops the
 workflow with one line naming the key."""
 import csv
@@ -13,10 +14,17 @@ from conftest import REPO
 
 sys.path.insert(0, os.path.join(REPO, "workflows", "scripts"))
 from projection_model import (  # noqa: E402
-    Inputs, Storage, Target, bounds, error, measured_bounds, project, ratios, storage_inputs, throughput,
+    Inputs, Regime, Storage, Target, bounds, error, measured_bounds, project, ratios, storage_inputs, throughput,
     validate)
 
 CPU = Inputs(client_cpu_us=1.0, server_cpu_us=3.0, wait_us=1.0, fixed_s=0.0, storage=None, runs=1)
+TARGET = Target(ranks_per_node=4, cores_per_node=4, server_nodes=1, network_rtt_us=2.0, storage="node",
+                files_per_rank=1000)
+
+
+def one(c_c, c_s, wait_us=0.0):
+    """The fitted inputs of a design with one regime."""
+    return (Regime("one regime", None, (), Inputs(c_c, c_s, wait_us, 0.0, None, 4)),)
 
 
 def binding(inp, sync=True, p_c=1, p_s=1, cores_c=64, cores_s=64, wait_us=1.0, floor=0.0, shared=None):
@@ -46,11 +54,11 @@ def test_hand_computed_throughput():
     assert throughput(b, 1_000_000, 0.5) == (pytest.approx(0.5), "server CPU")
 
 
-def runs(c_c, c_s, fixed_s, cores, system="indexfs", phase="insert", n=100_000):
-    """Summary rows made exactly as the model says, at 1, 2, 4 and 8 client ranks with 2 servers."""
+def runs(c_c, c_s, fixed_s, cores, system="indexfs", phase="insert", n=100_000, ranks=(1, 2, 4, 8)):
+    """Summary rows made exactly as the model says, at `ranks` client ranks with 2 servers."""
     rows = []
     inp = Inputs(c_c, c_s, 0.0, fixed_s, None, 1)
-    for k in (1, 2, 4, 8):
+    for k in ranks:
         row = dict(system=system, phase=phase, client_ranks=k, servers=2, files_per_rank=n, ops=k * n, hosts=1,
                    repetition=1)
         mops, _ = throughput(measured_bounds(inp, row, cores), k * n, fixed_s)
@@ -64,12 +72,31 @@ def test_fit_recovers_the_costs_and_predicts_its_own_runs():
     # a synchronous phase's RPC wait holds the fixed time's share of its fewest-client runs: none here
     rows = runs(2.0, 6.0, 0.0, cores=4) + runs(0.5, 0.0, 0.02, cores=4, system="deltafs")
     inputs, points = validate(rows, {}, 4)
-    i = inputs[("indexfs", "insert", False)]
+    (g,) = inputs[("indexfs", "insert", False)]
+    i = g.inputs
+    assert g.label == "one regime"
     assert (i.client_cpu_us, i.server_cpu_us, i.wait_us, i.fixed_s) == pytest.approx((2.0, 6.0, 0.0, 0.0), abs=1e-9)
-    assert inputs[("deltafs", "insert", False)].fixed_s == pytest.approx(0.02)
+    assert inputs[("deltafs", "insert", False)][0].inputs.fixed_s == pytest.approx(0.02)
     assert len(points) == 8 and all(p["error"] == pytest.approx(0, abs=1e-9) for p in points)
     assert all(p["held_out_error"] == pytest.approx(0, abs=1e-9) for p in points)
     assert {p["bound"] for p in points if p["system"] == "indexfs"} == {"latency", "server CPU"}  # 2 servers: 1/3
+
+
+def test_a_regime_change_is_fitted_and_predicted_exactly():
+    # server CPU per op 3 us up to 100,000 names per server (1 and 2 ranks x 100,000 files / 2 servers), 6 us above
+    rows = runs(2.0, 3.0, 0.0, cores=4, ranks=(1, 2)) + runs(2.0, 6.0, 0.0, cores=4, ranks=(4, 8))
+    inputs, points = validate(rows, {}, 4)
+    low, high = inputs[("indexfs", "insert", False)]
+    assert (low.label, low.upto, high.label, high.upto) == ("<= 100,000 names/server", 100_000,
+                                                            "> 100,000 names/server", None)
+    assert (low.inputs.server_cpu_us, high.inputs.server_cpu_us, low.inputs.wait_us) == pytest.approx((3.0, 6.0, 0.0))
+    assert [(k, names) for k, _, names in high.configs] == [(4, 200_000), (8, 400_000)]
+    assert all(p["error"] == pytest.approx(0, abs=1e-9) for p in points)
+    assert [p["regime"] for p in points] == [low.label] * 2 + [high.label] * 2
+    # held out: the regimes are fitted anew; 2 ranks (100,000) is the only level below the rise left to say where
+    # it lies, so without it the split falls at 50,000 and 100,000 is predicted with the upper regime's costs
+    held = {p["client_ranks"]: p["held_out_error"] for p in points}
+    assert all(held[k] == pytest.approx(0, abs=1e-9) for k in (1, 4, 8)) and held[2] < -0.1
 
 
 def test_error_is_predicted_over_measured_minus_one():
@@ -89,30 +116,37 @@ def test_several_files_per_rank_are_validated_apart():
 
 
 def test_projection_deltafs_scales_with_nodes_and_indexfs_stops_at_its_servers():
-    inputs = {("indexfs", "insert", False): Inputs(2.0, 6.0, 0.0, 0.0, None, 4),
-              ("deltafs", "insert", False): Inputs(0.5, 0.0, 0.0, 0.0, None, 4),
-              ("deltafs", "compaction", False): Inputs(0.5, 0.0, 0.0, 0.0, None, 4)}
-    target = Target(ranks_per_node=4, cores_per_node=4, server_nodes=1, network_rtt_us=2.0, storage="node",
-                    files_per_rank=1000)
-    out = project(inputs, target, [1, 2, 64])
+    inputs = {("indexfs", "insert", False): one(2.0, 6.0), ("deltafs", "insert", False): one(0.5, 0.0),
+              ("deltafs", "compaction", False): one(0.5, 0.0)}
+    out = project(inputs, TARGET, [1, 2, 64])
     at = {(r["system"], r["phase"], r["nodes"]): r for r in out}
     assert at[("deltafs", "insert", 64)]["mops"] == pytest.approx(64 * 4 / 0.5)
     assert at[("indexfs", "insert", 1)]["mops"] == pytest.approx(4 / (2.0 + 6.0 + 2.0))  # latency bound
     assert at[("indexfs", "insert", 64)]["mops"] == pytest.approx(4 / 6.0)  # 4 server cores
     assert at[("indexfs", "insert", 64)]["bound"] == "server CPU"
-    r = ratios(out, inputs)
+    r = ratios(out)
     assert r[-1]["insert"] == pytest.approx((64 * 4 / 0.5) / (4 / 6.0))
     assert r[0]["cpu_per_create"] == pytest.approx(8.0 / 1.0)
     assert r[0]["insert_and_compaction"] == pytest.approx(0.5 * r[0]["insert"])
 
 
 def test_runs_across_hosts_give_the_projection_their_costs_and_round_trip():
-    inputs = {("indexfs", "insert", False): Inputs(2.0, 6.0, 0.0, 0.0, None, 4),
-              ("indexfs", "insert", True): Inputs(3.0, 7.0, 40.0, 0.0, None, 2)}
-    target = Target(ranks_per_node=4, cores_per_node=4, server_nodes=1, network_rtt_us=2.0, storage="node",
-                    files_per_rank=1000)
-    (r,) = project(inputs, target, [1])
+    inputs = {("indexfs", "insert", False): one(2.0, 6.0), ("indexfs", "insert", True): one(3.0, 7.0, 40.0)}
+    (r,) = project(inputs, TARGET, [1])
     assert r["mops"] == pytest.approx(4 / (3.0 + 7.0 + 40.0)) and r["bound"] == "latency"
+
+
+def test_projection_takes_the_costs_of_the_targets_regime():
+    # 4 server cores, 4 ranks a node x 50,000 files: 50,000 names per server per client node
+    regimes = (Regime("<= 100,000 names/server", 100_000, (), Inputs(2.0, 4.0, 0.0, 0.0, None, 9)),
+               Regime("> 100,000 names/server", None, (), Inputs(2.0, 8.0, 0.0, 0.0, None, 3)))
+    out = project({("indexfs", "lstat", False): regimes}, TARGET._replace(files_per_rank=50_000), [2, 64])
+    small, large = out
+    assert (small["names_per_server"], small["regime"], small["largest_regime"]) == (100_000, regimes[0].label, False)
+    assert small["mops"] == pytest.approx(8 / (2.0 + 4.0 + 2.0))  # latency, memtable-regime costs
+    # at scale (3.2 million names per server, beyond every level measured) the table regime's 8 us bind
+    assert (large["regime"], large["largest_regime"], large["bound"]) == (regimes[1].label, True, "server CPU")
+    assert large["mops"] == pytest.approx(4 / 8.0) and large["cpu_us"] == pytest.approx(10.0)
 
 
 def test_storage_bound_only_where_runs_stayed_below_the_floor():

@@ -46,14 +46,18 @@ def throughputs(ax, projected, p):
     for system, phase in dict.fromkeys((r["system"], r["phase"]) for r in projected):
         rows = [r for r in projected if (r["system"], r["phase"]) == (system, phase)]
         ax.plot([r["nodes"] for r in rows], [r["mops"] for r in rows], LINES[phase], color=SYSTEMS[system].color,
-                marker=MARKERS[phase], markersize=3, label=f"{SYSTEMS[system].short} {phase}")
+                label=f"{SYSTEMS[system].short} {phase}")
+        for r in rows:
+            ax.plot(r["nodes"], r["mops"], MARKERS[phase], color=SYSTEMS[system].color, markersize=4,
+                    fillstyle="full" if r["largest_regime"] else "none")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.xaxis.set_major_formatter(PLAIN)
     ax.set_xlabel(f"client nodes N ({p['ranks_per_node']} ranks, {p['cores_per_node']} cores each; "
                   f"{p['server_nodes']} server nodes)")
     ax.set_ylabel("model: Mop/s")
-    ax.set_title("(b) model: each design's throughput", fontsize=8)
+    ax.set_title("(b) model: each design's throughput\n(filled: the costs of the largest measured names per server;"
+                 "\nhollow: of a smaller-names regime, e.g. IndexFS's names in its memtable)", fontsize=8)
     ax.legend(fontsize=6, ncol=2)
 
 

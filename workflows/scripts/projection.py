@@ -10,7 +10,7 @@ import sys
 
 from claims_check import load_claims
 from plot_projection import draw
-from projection_model import Target, project, ratios, storage_inputs, validate
+from projection_model import REGIME_STEP, Target, project, ratios, storage_inputs, validate
 from projection_model import __doc__ as EQUATIONS
 from registry import SYSTEMS
 from summary_stats import load
@@ -28,14 +28,23 @@ def median_abs(errors):
     return f"{100 * statistics.median(map(abs, errors)):.0f}%" if errors else "n/a"
 
 
+def from_runs(configs):
+    """The configurations a regime was fitted on: client ranks x files per rank (names per server)."""
+    return "; ".join(f"{k} x {n:,} ({names:,.0f})" for k, n, names in configs)
+
+
+def inputs_row(k, g):
+    i = g.inputs
+    return dict(system=k[0], phase=k[1], transport=TRANSPORT[k[2]], regime=g.label, from_runs=from_runs(g.configs),
+                client_cpu_us=i.client_cpu_us, server_cpu_us=i.server_cpu_us, wait_us=i.wait_us, fixed_s=i.fixed_s,
+                bytes_per_entry=i.storage.bytes_per_entry if i.storage else "",
+                floor_bytes_per_s=i.storage.floor_bytes_per_s if i.storage else "",
+                storage_bound=bool(i.storage and i.storage.applies),
+                storage_note=i.storage.note if i.storage else "no floor.csv row", runs=i.runs)
+
+
 def inputs_rows(inputs):
-    return [dict(system=k[0], phase=k[1], transport=TRANSPORT[k[2]], client_cpu_us=i.client_cpu_us,
-                 server_cpu_us=i.server_cpu_us, wait_us=i.wait_us, fixed_s=i.fixed_s,
-                 bytes_per_entry=i.storage.bytes_per_entry if i.storage else "",
-                 floor_bytes_per_s=i.storage.floor_bytes_per_s if i.storage else "",
-                 storage_bound=bool(i.storage and i.storage.applies),
-                 storage_note=i.storage.note if i.storage else "no floor.csv row", runs=i.runs)
-            for k, i in sorted(inputs.items())]
+    return [inputs_row(k, g) for k, regimes in sorted(inputs.items()) for g in regimes]
 
 
 def write_csv(path, rows):
@@ -73,20 +82,24 @@ def markdown(inputs, points, projected, ratio_rows, p, cores, paper, sources):
              + (f"; held out: worst {pct(max(held, key=abs))}, median absolute {median_abs(held)}." if held else "."),
              "",
              "## Inputs (measured here)", "",
-             "| system | phase | transport | client CPU us/op | server CPU us/op | RPC wait us | fixed s | bytes/entry "
-             "| storage floor MB/s | storage bound | runs |",
-             "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |"]
+             "| system | phase | transport | regime | from runs: client ranks x files/rank (names/server) "
+             "| client CPU us/op | server CPU us/op | RPC wait us | fixed s | bytes/entry | storage floor MB/s "
+             "| storage bound | runs |",
+             "| --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |"]
     for r in inputs_rows(inputs):
         b = f"{r['bytes_per_entry']:.1f}" if r["bytes_per_entry"] not in ("", None) else "unknown"
         fl = f"{r['floor_bytes_per_s'] / 1e6:,.0f}" if r["floor_bytes_per_s"] != "" else "n/a"
-        lines.append(f"| {SYSTEMS[r['system']].label} | {r['phase']} | {r['transport']} | {r['client_cpu_us']:.3f} | "
+        lines.append(f"| {SYSTEMS[r['system']].label} | {r['phase']} | {r['transport']} | {r['regime']} | "
+                     f"{r['from_runs']} | {r['client_cpu_us']:.3f} | "
                      f"{r['server_cpu_us']:.3f} | {r['wait_us']:.3f} | {r['fixed_s']:.4f} | {b} | {fl} | "
                      f"{r['storage_note']} | {r['runs']} |")
     lines += ["", "Where each comes from: client and server CPU are summary.csv's `cpu_clients_s` and `cpu_servers_s` "
-              "over `ops` (medians over runs); the RPC wait is one client's wall time per operation at the fewest "
-              "client ranks less both sides' CPU; the fixed time is the median of each run's elapsed time less its "
-              "operations over the model's bound; bytes per entry and the floor are floor.csv's (fio on the runs' "
-              "storage).", "", "## Target machine (assumptions, config key `projection`)", "",
+              "over `ops` (medians over the runs of the regime, listed; a design splits into two regimes of names per "
+              f"server where its CPU per op rises by at least {REGIME_STEP:.0%} between neighbouring measured levels, "
+              "e.g. IndexFS once its names no longer fit the memtable); the RPC wait is one client's wall time per "
+              "operation at the fewest client ranks less both sides' CPU; the fixed time is the median of each run's "
+              "elapsed time less its operations over the model's bound; bytes per entry and the floor are floor.csv's "
+              "(fio on the runs' storage).", "", "## Target machine (assumptions, config key `projection`)", "",
               f"- client nodes N: {', '.join(map(str, nodes))}; {target.ranks_per_node} ranks and "
               f"{target.cores_per_node} cores per node, {target.files_per_rank:,} files per rank",
               f"- {target.server_nodes} server nodes (IndexFS servers; DeltaFS read-only servers), one server rank "
@@ -98,23 +111,30 @@ def markdown(inputs, points, projected, ratio_rows, p, cores, paper, sources):
               "\"up to 128 compute nodes as client nodes\")", "", "## Equations", "", "```text",
               EQUATIONS.strip(), "```", "", "## Validation: every measured configuration", "",
               *error_summary(points), "",
-              "| system | phase | transport | client ranks | servers | files/rank | measured Mop/s (range) | predicted "
-              "| error | bound | held out | error |",
-              "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |"]
+              "| system | phase | transport | client ranks | servers | files/rank | names/server | regime | measured "
+              "Mop/s (range) | predicted | error | bound | held out | error |",
+              "| --- | --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- | ---: | ---: |"]
     for p in points:
         ho = "n/a" if p["held_out_mops"] is None else f"{p['held_out_mops']:.3g}"
         lines.append(f"| {SYSTEMS[p['system']].label} | {p['phase']} | {TRANSPORT[p['across_hosts']]} | "
-                     f"{p['client_ranks']} | {p['servers']} | {p['files_per_rank']:,} | {p['measured_mops']:.3g} "
+                     f"{p['client_ranks']} | {p['servers']} | {p['files_per_rank']:,} | {p['names_per_server']:,.0f} | "
+                     f"{p['regime']} | {p['measured_mops']:.3g} "
                      f"({p['measured_min_mops']:.3g}-{p['measured_max_mops']:.3g}) | {p['predicted_mops']:.3g} | "
                      f"{pct(p['error'])} | {p['bound']} | {ho} | {pct(p['held_out_error']) or 'n/a'} |")
     phases = list(dict.fromkeys((r["system"], r["phase"]) for r in projected))
-    lines += ["", "## Projection (model): Mop/s and the binding bound", "",
-              "| client nodes | client ranks | " + " | ".join(f"{SYSTEMS[s].short} {ph}" for s, ph in phases) + " |",
-              "| ---: | ---: | " + " | ".join("---:" for _ in phases) + " |"]
+    lines += ["", "## Projection (model): Mop/s, the binding bound and the regime", "",
+              "Designs fitted in two regimes name the one of the target's names per server (n in the equations: the "
+              "column's for designs with servers; DeltaFS write and compaction: files per rank); past the largest "
+              "measured level, the largest measured regime's costs hold.", "",
+              "| client nodes | client ranks | names/server | "
+              + " | ".join(f"{SYSTEMS[s].short} {ph}" for s, ph in phases) + " |",
+              "| ---: | ---: | ---: | " + " | ".join("---:" for _ in phases) + " |"]
     for n in nodes:
         at = {(r["system"], r["phase"]): r for r in projected if r["nodes"] == n}
-        cells = [f"{at[sp]['mops']:,.3g} ({at[sp]['bound']})" for sp in phases]
-        lines.append(f"| {n} | {n * target.ranks_per_node} | " + " | ".join(cells) + " |")
+        cells = [f"{r['mops']:,.3g} ({r['bound']}" + ("" if r["regime"] == "one regime" else f"; {r['regime']}") + ")"
+                 for r in (at[sp] for sp in phases)]
+        names = n * target.ranks_per_node * target.files_per_rank / (target.server_nodes * target.cores_per_node)
+        lines.append(f"| {n} | {n * target.ranks_per_node} | {names:,.0f} | " + " | ".join(cells) + " |")
     if ratio_rows:
         lines += ["", "| client nodes | DeltaFS / IndexFS insert | DeltaFS write + compaction / IndexFS insert | "
                   "IndexFS / DeltaFS CPU per create |", "| ---: | ---: | ---: | ---: |"]
@@ -146,7 +166,7 @@ def main(sm):
     except (OSError, ValueError) as e:
         sys.exit(f"projection: {e}")
     projected = project(inputs, target_of(p), sorted(p["nodes"]))
-    ratio_rows = ratios(projected, inputs)
+    ratio_rows = ratios(projected)
     write_csv(sm.output.inputs, inputs_rows(inputs))
     write_csv(sm.output.validation, points)
     with open(sm.output.table, "w") as f:

@@ -5,17 +5,33 @@ Pure functions; units: microseconds of CPU per operation (us/op), Mop/s, seconds
 
 Inputs, per system x phase x transport (one host; across hosts when runs spanned several),
 from summary.csv and floor.csv:
-  c_c   CPU of the phase's client ranks per op: median over runs of cpu_clients_s / ops
-        (the compaction's: its compactor ranks' CPU per entry, the shuffle included)
-  c_s   CPU of its servers per op: median of cpu_servers_s / ops (0 without servers)
+  n     names per server of a run: files_per_rank x client_ranks / servers (DeltaFS lstat:
+        / read-only servers; compaction: / compactor ranks; DeltaFS write: files_per_rank)
+  c_c   CPU of the phase's client ranks per op: median of cpu_clients_s / ops over the runs
+        of the regime of n (below) (the compaction's: its compactor ranks' CPU per entry,
+        the shuffle included)
+  c_s   CPU of its servers per op: median of cpu_servers_s / ops over the same runs (0
+        without servers)
   w     round-trip wait of a synchronous RPC beyond both sides' CPU, from the runs with the
-        fewest clients: max(0, k * elapsed_s / ops - c_c - c_s), median over repetitions (it
-        also holds t0's share of those runs, t0 / (ops / k) per operation)
+        fewest clients: max(0, median over them of k * elapsed_s / ops - c_c - c_s) with each
+        run's regime's c_c, c_s (it also holds t0's share of those runs, t0 / (ops / k) per op)
   t0    fixed time of the phase (start, final flush, barriers): the median over runs of
-        elapsed_s - ops / X (X below), at least 0
+        elapsed_s - ops / X (X below, with each run's regime's costs), at least 0
   b     bytes per entry the phase moves to or from storage, and F the storage floor of its
         operation (fio, bytes/s), from floor.csv; the storage bound applies only where every
         run stayed at or below the floor (above it, reads came from memory)
+
+Regimes: a server's CPU per op changes with the names it holds (IndexFS: 4-5 us per lstat
+while they fit its memtable, 8-10 us once lookups read table blocks). The measured levels of
+n of a system x phase x transport are sorted and the median c_c + c_s of each level taken;
+where the largest rise between neighbouring levels is at least REGIME_STEP (15%: the other
+rises of the reference and scale runs, shared-host contention and run-to-run noise, were at
+most 12%; the ones split were 20-52%), the runs split into two regimes there: n <= n_1 (n_1
+the highest level below the rise) and n > n_1, each with its own c_c and c_s; otherwise one
+regime holds every run. A
+configuration, measured or target, takes the costs of its n's regime: at n above every
+measured level, the largest measured regime's (a step is assumed, not a trend: no slope
+within a regime is extrapolated).
 
 Each phase's throughput is the minimum of its bounds (Mop/s, as cores / (us/op)):
   client CPU      X <= min(p_c, C_c) / c_c      p_c client (or compactor) ranks on C_c cores
@@ -32,8 +48,10 @@ transport's (shared memory) or the across-host one's (TCP), as the run's `hosts`
 
 Target (projection): N client nodes of C cores with r ranks each, S server nodes (IndexFS
 servers and DeltaFS read-only servers, one server rank per core), so p_c = N r, C_c = N C,
-p_s = C_s = S C; no shared-host bound (clients and servers on their own nodes); w = the
-across-host round trip if measured, else the configured network round trip; F_total = F
+p_s = C_s = S C, n = N r x files per rank / (S C) (servers with the store settings measured
+here; without servers, files per rank); no shared-host bound (clients and servers on their
+own nodes); w = the across-host round trip if measured, else the configured network round
+trip; F_total = F
 times the nodes whose storage the phase uses (server nodes with servers, else client
 nodes) for storage per node, F for one shared storage system. The compaction runs r
 compactor ranks per client node. The network's bandwidth is not a bound: at tens of bytes
@@ -43,12 +61,15 @@ every CPU bound here.
 Validation: each measured configuration (system x phase x transport x client ranks x
 servers x files per rank) is predicted twice: with inputs fitted on every run (in sample)
 and with inputs fitted without that configuration's runs (held out, where another
-configuration remains); the error is predicted / measured median - 1."""
+configuration remains, the regimes fitted anew from the rest: a configuration held out
+from the only level above a rise is predicted with the regime below); the error is
+predicted / measured median - 1."""
 import statistics
 from typing import NamedTuple
 
 SYNC_PHASES = {("indexfs", "insert"), ("indexfs", "lstat"), ("indexfs-bulk", "lstat"), ("deltafs", "lstat")}
 BOUNDS = ("client CPU", "server CPU", "latency", "storage", "shared host")
+REGIME_STEP = 0.15  # the rise of c_c + c_s between neighbouring levels of names per server that splits regimes
 
 
 class Storage(NamedTuple):
@@ -65,6 +86,13 @@ class Inputs(NamedTuple):
     fixed_s: float
     storage: Storage | None
     runs: int
+
+
+class Regime(NamedTuple):
+    label: str  # "one regime", "<= n_1 names/server" or "> n_1 names/server"
+    upto: float | None  # highest names per server of the regime (None: no limit)
+    configs: tuple  # (client ranks, files per rank, names per server) of its runs
+    inputs: Inputs
 
 
 class Target(NamedTuple):
@@ -98,6 +126,41 @@ def processes(system, phase, client_ranks, servers):
     if system == "deltafs" and phase == "insert":
         return client_ranks, 0
     return client_ranks, servers
+
+
+def names_per_server(system, phase, client_ranks, servers, files_per_rank):
+    """n: the names each server (read-only server, compactor; DeltaFS write: client rank) holds."""
+    p_c, p_s = processes(system, phase, client_ranks, servers)
+    return files_per_rank * client_ranks / (p_s or p_c)
+
+
+def row_names(row):
+    return names_per_server(row["system"], row["phase"], row["client_ranks"], row["servers"], row["files_per_rank"])
+
+
+def cpu_us(row):
+    """(client, server) CPU microseconds per op of a summary row."""
+    return row["cpu_clients_s"] / row["ops"] * 1e6, row["cpu_servers_s"] / row["ops"] * 1e6
+
+
+def split(rows):
+    """n_1, the highest level of names per server below a rise of c_c + c_s of at least
+    REGIME_STEP (the largest rise), or None: one regime."""
+    levels = sorted({row_names(r) for r in rows})
+    total = [statistics.median(sum(cpu_us(r)) for r in rows if row_names(r) == n) for n in levels]
+    step, at = max(((b / a - 1, n) for a, b, n in zip(total, total[1:], levels, strict=False)), default=(0.0, None))
+    return at if step >= REGIME_STEP else None
+
+
+def regime_at(regimes, names):
+    """The regime of a configuration of `names` per server: the first whose limit holds it."""
+    return next(r for r in regimes if r.upto is None or names <= r.upto)
+
+
+def cpu_of(regimes, row):
+    """(c_c, c_s) of the regime of a summary row."""
+    inp = regime_at(regimes, row_names(row)).inputs
+    return inp.client_cpu_us, inp.server_cpu_us
 
 
 def bounds(inp, sync, p_c, p_s, cores_c, cores_s, wait_us, floor_total, shared_cores=None):
@@ -162,32 +225,49 @@ def storage_inputs(floor_rows, summary):
     return out
 
 
+def regimes_of(k, rows, storage):
+    """The regimes of one key's runs, with c_c and c_s (w and t0 still 0)."""
+    at = split(rows)
+    groups = ([("one regime", None, rows)] if at is None else
+              [(f"<= {at:,.0f} names/server", at, [r for r in rows if row_names(r) <= at]),
+               (f"> {at:,.0f} names/server", None, [r for r in rows if row_names(r) > at])])
+    out = []
+    for label, upto, group in groups:
+        c_c = statistics.median(cpu_us(r)[0] for r in group)
+        if c_c <= 0:
+            raise ModelError(f"{k[0]} {k[1]}: no client CPU time measured (cpu_clients_s is 0)")
+        configs = tuple(sorted({(r["client_ranks"], r["files_per_rank"], row_names(r)) for r in group}))
+        out.append(Regime(label, upto, configs, Inputs(c_c, statistics.median(cpu_us(r)[1] for r in group), 0.0,
+                                                       0.0, storage.get(k[:2]), len(group))))
+    return out
+
+
 def fit(summary, storage, cores):
-    """{key: Inputs} from summary rows (dicts with numbers, as summary_stats.load gives)."""
+    """{key: (Regime, ...)} from summary rows (dicts with numbers, as summary_stats.load gives)."""
     out = {}
     for k in sorted({key(r) for r in summary}):
         rows = [r for r in summary if key(r) == k and r["ops"] > 0]
         if not rows:
             raise ModelError(f"{k[0]} {k[1]}: no run with operations")
-        c_c = statistics.median(r["cpu_clients_s"] / r["ops"] * 1e6 for r in rows)
-        c_s = statistics.median(r["cpu_servers_s"] / r["ops"] * 1e6 for r in rows)
-        if c_c <= 0:
-            raise ModelError(f"{k[0]} {k[1]}: no client CPU time measured (cpu_clients_s is 0)")
+        regimes = regimes_of(k, rows, storage)
+
         wait = 0.0
         if k[:2] in SYNC_PHASES:
             fewest = min(r["client_ranks"] for r in rows)
             wait = max(0.0, statistics.median(r["client_ranks"] * r["elapsed_s"] / r["ops"] * 1e6
-                                              for r in rows if r["client_ranks"] == fewest) - c_c - c_s)
-        inp = Inputs(c_c, c_s, wait, 0.0, storage.get(k[:2]), len(rows))
-        residual = [r["elapsed_s"] - r["ops"] / (min(measured_bounds(inp, r, cores).values()) * 1e6) for r in rows]
-        out[k] = inp._replace(fixed_s=max(0.0, statistics.median(residual)))
+                                              - sum(cpu_of(regimes, r))
+                                              for r in rows if r["client_ranks"] == fewest))
+        residual = [r["elapsed_s"] - r["ops"] / (min(measured_bounds(regime_at(regimes, row_names(r)).inputs._replace(
+            wait_us=wait), r, cores).values()) * 1e6) for r in rows]
+        fixed = max(0.0, statistics.median(residual))
+        out[k] = tuple(g._replace(inputs=g.inputs._replace(wait_us=wait, fixed_s=fixed)) for g in regimes)
     return out
 
 
 def predict(inputs, row, cores):
-    """(Mop/s, binding bound) the model gives for a measured run's configuration."""
-    inp = inputs[key(row)]
-    return throughput(measured_bounds(inp, row, cores), row["ops"], inp.fixed_s)
+    """(Mop/s, binding bound, regime label) the model gives for a measured run's configuration."""
+    g = regime_at(inputs[key(row)], row_names(row))
+    return throughput(measured_bounds(g.inputs, row, cores), row["ops"], g.inputs.fixed_s) + (g.label,)
 
 
 def error(predicted, measured):
@@ -205,70 +285,67 @@ def validate(summary, storage, cores):
         values = [r["throughput_mops"] for r in runs]
         measured = statistics.median(values)
         row = dict(runs[0], ops=statistics.median(r["ops"] for r in runs))
-        predicted, bound = predict(inputs, row, cores)
+        predicted, bound, regime = predict(inputs, row, cores)
         others = [r for r in summary if key(r) == cfg[:3] and config_of(r) != cfg]
-        held = predict(fit(others, storage, cores), row, cores) if others else (None, None)
+        held = predict(fit(others, storage, cores), row, cores) if others else (None, None, None)
         points.append(dict(system=cfg[0], phase=cfg[1], across_hosts=cfg[2], client_ranks=cfg[3], servers=cfg[4],
-                           files_per_rank=cfg[5], repetitions=len(runs), measured_mops=measured,
-                           measured_min_mops=min(values), measured_max_mops=max(values), predicted_mops=predicted,
-                           error=error(predicted, measured), bound=bound, held_out_mops=held[0],
-                           held_out_error=None if held[0] is None else error(held[0], measured),
-                           held_out_bound=held[1]))
+                           files_per_rank=cfg[5], names_per_server=row_names(row), repetitions=len(runs),
+                           measured_mops=measured, measured_min_mops=min(values), measured_max_mops=max(values),
+                           predicted_mops=predicted, error=error(predicted, measured), bound=bound, regime=regime,
+                           held_out_mops=held[0], held_out_error=None if held[0] is None else error(held[0], measured),
+                           held_out_bound=held[1], held_out_regime=held[2]))
     return inputs, points
 
 
 def target_inputs(inputs):
-    """{(system, phase): (Inputs, where w comes from)}: the across-host inputs where runs
-    spanned hosts, else the one-host ones."""
+    """{(system, phase): ((Regime, ...), where w comes from)}: the across-host inputs where
+    runs spanned hosts, else the one-host ones."""
     out = {}
-    for (system, phase, across), inp in sorted(inputs.items()):
+    for (system, phase, across), regimes in sorted(inputs.items()):
         if across or (system, phase) not in out:
-            out[(system, phase)] = (inp, across)
+            out[(system, phase)] = (regimes, across)
     return out
 
 
 def project(inputs, target, nodes):
-    """[{system, phase, nodes, mops, bound}] at each client node count in `nodes`."""
+    """[{system, phase, nodes, client_ranks, names_per_server, regime, largest_regime, cpu_us,
+    mops, bound}] at each client node count in `nodes`."""
     out = []
-    for (system, phase), (inp, across) in target_inputs(inputs).items():
+    for (system, phase), (regimes, across) in target_inputs(inputs).items():
         for n in nodes:
             ranks = n * target.ranks_per_node
             p_c, p_s = (ranks, 0) if phase == "compaction" else processes(
                 system, phase, ranks, target.server_nodes * target.cores_per_node)
+            names = target.files_per_rank * ranks / (p_s or p_c)
+            g = regime_at(regimes, names)
+            inp = g.inputs
             storage_nodes = 1 if target.storage == "shared" else (target.server_nodes if p_s else n)
             floor = inp.storage.floor_bytes_per_s * storage_nodes if inp.storage else 0.0
             wait = inp.wait_us if across else target.network_rtt_us
             b = bounds(inp, (system, phase) in SYNC_PHASES, p_c, p_s, n * target.cores_per_node,
                        target.server_nodes * target.cores_per_node, wait, floor)
             mops, bound = throughput(b, ranks * target.files_per_rank, inp.fixed_s)
-            out.append(dict(system=system, phase=phase, nodes=n, client_ranks=ranks, mops=mops, bound=bound))
+            out.append(dict(system=system, phase=phase, nodes=n, client_ranks=ranks, names_per_server=names,
+                            regime=g.label, largest_regime=g is regimes[-1],
+                            cpu_us=inp.client_cpu_us + inp.server_cpu_us, mops=mops, bound=bound))
     return out
 
 
-def cpu_per_op(inputs, system, phases):
-    """CPU microseconds per operation of a design's phases, added (clients + servers); None if
-    a phase was not measured."""
-    found = target_inputs(inputs)
-    if not all((system, p) in found for p in phases):
-        return None
-    return sum(found[(system, p)][0].client_cpu_us + found[(system, p)][0].server_cpu_us for p in phases)
-
-
-def ratios(projected, inputs):
+def ratios(projected):
     """DeltaFS over IndexFS at each node count: insert throughput, DeltaFS's write and
     compaction together (1 / (1/X_insert + 1/X_compaction)) over IndexFS's insert, and
-    IndexFS's CPU per create over DeltaFS's (write + compaction); [] without both designs."""
-    at = {(r["system"], r["phase"], r["nodes"]): r["mops"] for r in projected}
+    IndexFS's CPU per create over DeltaFS's (write + compaction; each at that node count's
+    regime); [] without both designs."""
+    at = {(r["system"], r["phase"], r["nodes"]): r for r in projected}
     nodes = sorted({r["nodes"] for r in projected})
     if not all(("deltafs", "insert", n) in at and ("indexfs", "insert", n) in at for n in nodes):
         return []
-    index_cpu, delta_cpu = cpu_per_op(inputs, "indexfs", ["insert"]), cpu_per_op(inputs, "deltafs",
-                                                                                  ["insert", "compaction"])
     out = []
     for n in nodes:
-        delta, index = at[("deltafs", "insert", n)], at[("indexfs", "insert", n)]
-        compaction = at.get(("deltafs", "compaction", n))
-        both = 1 / (1 / delta + 1 / compaction) if compaction else None
-        out.append(dict(nodes=n, insert=delta / index, insert_and_compaction=both and both / index,
-                        cpu_per_create=delta_cpu and index_cpu / delta_cpu))
+        delta, index, compaction = (at.get((s, p, n)) for s, p in [("deltafs", "insert"), ("indexfs", "insert"),
+                                                                    ("deltafs", "compaction")])
+        both = compaction and 1 / (1 / delta["mops"] + 1 / compaction["mops"])
+        out.append(dict(nodes=n, insert=delta["mops"] / index["mops"],
+                        insert_and_compaction=both and both / index["mops"],
+                        cpu_per_create=compaction and index["cpu_us"] / (delta["cpu_us"] + compaction["cpu_us"])))
     return out
