@@ -307,6 +307,11 @@ def target_inputs(inputs):
     return out
 
 
+def server_names(target, nodes):
+    """The names each server rank of the target holds at `nodes` client nodes."""
+    return nodes * target.ranks_per_node * target.files_per_rank / (target.server_nodes * target.cores_per_node)
+
+
 def project(inputs, target, nodes):
     """[{system, phase, nodes, client_ranks, names_per_server, regime, largest_regime, cpu_us,
     mops, bound}] at each client node count in `nodes`."""
@@ -316,7 +321,7 @@ def project(inputs, target, nodes):
             ranks = n * target.ranks_per_node
             p_c, p_s = (ranks, 0) if phase == "compaction" else processes(
                 system, phase, ranks, target.server_nodes * target.cores_per_node)
-            names = target.files_per_rank * ranks / (p_s or p_c)
+            names = server_names(target, n) if p_s else target.files_per_rank
             g = regime_at(regimes, names)
             inp = g.inputs
             storage_nodes = 1 if target.storage == "shared" else (target.server_nodes if p_s else n)
