@@ -46,13 +46,18 @@ alive() {  # alive PID: running, and not a zombie its parent has yet to reap
 }
 
 stop_pid() {  # stop_pid NAME [SIGNAL]: signal (TERM) the daemon recorded in DIR/NAME.pid, wait for it
+  # (30 s, then SIGKILL)
   local f="$dir/$1.pid" pid
   [ -f "$f" ] || return 0
   pid=$(cat "$f")
+  # A daemon may end by itself between the checks and the signals: only one that is
+  # still alive after both counts as a failure.
   if alive "$pid"; then
-    kill -"${2:-TERM}" "$pid"
-    for _ in $(seq 100); do alive "$pid" || break; sleep 0.1; done
-    alive "$pid" && kill -KILL "$pid"
+    kill -"${2:-TERM}" "$pid" 2>/dev/null || true
+    for _ in $(seq 300); do alive "$pid" || break; sleep 0.1; done
+    ! alive "$pid" || kill -KILL "$pid" 2>/dev/null || true
+    for _ in $(seq 50); do alive "$pid" || break; sleep 0.1; done
+    ! alive "$pid" || die "$1 (pid $pid) is still running after SIGKILL"
   fi
   rm -f "$f"
 }

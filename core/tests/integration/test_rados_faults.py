@@ -34,10 +34,9 @@ class Cluster:
     """A cluster of the test's own in `directory`, stopped when the test ends."""
 
     def __init__(self, test, directory, *start_args):
-        self.dir = directory
+        self.dir, self.test = directory, test
         test.addCleanup(self.script, "stop")
-        started = self.script("start", *start_args)
-        test.assertEqual(started.returncode, 0, started.stderr)
+        self.must("start", *start_args)
         self.conf = os.path.join(directory, "ceph.conf")
         self.env = {"DELTAMETA_RADOS_CONF": self.conf, "CEPH_CONF": self.conf}
 
@@ -46,6 +45,12 @@ class Cluster:
 
     def script(self, *args):
         return subprocess.run(self.argv(*args), capture_output=True, text=True, timeout=180)
+
+    def must(self, *args):
+        """scripts/ceph-cluster.sh ARGS on this cluster; the test fails with what it printed unless it exits 0."""
+        res = self.script(*args)
+        self.test.assertEqual(res.returncode, 0, "ceph-cluster.sh %s: %s%s" % (" ".join(args), res.stdout, res.stderr))
+        return res
 
     def tool(self, name, *args, timeout=60):
         return subprocess.run([name, "-c", self.conf] + list(args), capture_output=True, text=True, timeout=timeout)
@@ -108,7 +113,7 @@ class RadosFaults(unittest.TestCase):
         cluster = Cluster(self, self.s.path("cluster"))
         job = self.start_writer(cluster, 50_000_000, TIMEOUT)
         stopped = time.time()
-        self.assertEqual(cluster.script("osd-stop", "--kill").returncode, 0)
+        cluster.must("osd-stop", "--kill")
         self.assert_fails_in_time(job, stopped)
 
     def test_osd_stopped_and_restarted_without_its_data(self):
@@ -118,7 +123,7 @@ class RadosFaults(unittest.TestCase):
         cluster = Cluster(self, self.s.path("cluster"))
         job = self.start_writer(cluster, 50_000_000, TIMEOUT)
         stopped = time.time()
-        self.assertEqual(cluster.script("osd-stop").returncode, 0)
+        cluster.must("osd-stop")
         restart = subprocess.Popen(cluster.argv("osd-start"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.assert_fails_in_time(job, stopped)
         _, err = restart.communicate(timeout=120)
@@ -138,14 +143,13 @@ class RadosFaults(unittest.TestCase):
         for pid in ranks:
             os.kill(pid, signal.SIGSTOP)
         try:
-            self.assertEqual(cluster.script("osd-stop").returncode, 0)
+            cluster.must("osd-stop")
         finally:
             for pid in ranks:
                 os.kill(pid, signal.SIGCONT)
         time.sleep(1)
         self.assertTrue(job.running(), "the job ended while its OSD was down: %s" % job.stderr())
-        restarted = cluster.script("osd-start")
-        self.assertEqual(restarted.returncode, 0, restarted.stderr)
+        cluster.must("osd-start")
         rc = job.wait(120)
         job.wait_gone()
         self.assertEqual((rc, job.stderr()), (0, ""))
