@@ -100,6 +100,32 @@ class SlurmWorkflow:
         return os.path.join(self.workdir, *parts)
 
 
+def node_state(node):
+    """Slurm's state of `node` (idle, down, mixed, ... ; '*' and other flags stripped)."""
+    res = subprocess.run(["sinfo", "-h", "-N", "-n", node, "-o", "%T"], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    return res.stdout.strip().rstrip("*~#!%$@^-").lower()
+
+
+def resume_node(node, timeout=120):
+    """Brings `node` back into service and waits until it is idle. With ReturnToService=2
+    (scripts/slurm-common.conf) a node set DOWN by hand returns by itself once its slurmd
+    answers again, often before a RESUME could arrive, and Slurm then refuses the RESUME as
+    an invalid state: so it is sent only while the node is still down, and a refusal counts
+    as done when the node has meanwhile returned."""
+    def idle():
+        state = node_state(node)
+        if state.startswith(("down", "drain", "fail")):
+            res = subprocess.run(["scontrol", "update", f"NodeName={node}", "State=RESUME"], capture_output=True,
+                                 text=True, timeout=60)
+            assert res.returncode == 0 or not node_state(node).startswith(("down", "drain", "fail")), \
+                f"scontrol could not resume {node}: {res.stderr.strip()}"
+            return False
+        return state == "idle"
+
+    wait_for(idle, timeout, f"node {node} back in service")
+
+
 def wait_for(predicate, timeout, what, proc=None):
     """Polls `predicate` until it returns something true; fails naming `what` after `timeout` s
     (or as soon as `proc` has exited)."""

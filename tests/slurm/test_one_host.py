@@ -14,7 +14,8 @@ import subprocess
 
 import pytest
 
-from slurm_helpers import REPO, SlurmWorkflow, copy_profile, jobcomp, queued_jobs, run_docs, wait_for
+from slurm_helpers import (REPO, SlurmWorkflow, copy_profile, jobcomp, queued_jobs, resume_node, run_docs,
+                           wait_for)
 
 BUILD = os.environ.get("DELTAMETA_BUILD_DIR", os.path.join(REPO, "build", "core"))
 # Two runs, one Slurm job each, so that one can fail while the other completes.
@@ -170,12 +171,12 @@ def test_a_node_going_down_fails_its_run_and_a_rerun_redoes_it(slurm_cluster, tm
         subprocess.run(["scontrol", "update", f"NodeName={node}", "State=DOWN", "Reason=deltameta test"],
                        check=True, timeout=60)
         wait_for(lambda: not any(s == "RUNNING" for _, s in queued_jobs()), 120, "the job on the lost node ended")
-        subprocess.run(["scontrol", "update", f"NodeName={node}", "State=RESUME"], check=True, timeout=60)
+        resume_node(node)
         output, _ = proc.communicate(timeout=400)
     finally:
         if proc.poll() is None:
             proc.kill()
-        subprocess.run(["scontrol", "update", f"NodeName={node}", "State=RESUME"], capture_output=True)
+        resume_node(node)
     assert proc.returncode != 0
     assert "NODE_FAIL" in output, output[-4000:]
     done, run = finished_and_failed(wf, output)
