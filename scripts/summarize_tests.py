@@ -1,0 +1,69 @@
+"""Sums up one run of scripts/test.sh from the JUnit XML files its parts wrote (ctest's
+--output-junit, pytest's --junitxml): a line per part with its counts and the names of its
+failed tests, the slowest tests of the whole run, and a closing line
+'tests: N passed, N failed, N skipped' (a part without a report counts as one failure: it
+crashed or was never reached). Exits 1 if anything failed.
+    python3 scripts/summarize_tests.py [--slowest N] PART=REPORT.xml ..."""
+import argparse
+import os
+import sys
+import xml.etree.ElementTree as ET
+
+
+def cases(path):
+    """(name, seconds, outcome) of every test case in a JUnit XML file; outcome is one of
+    passed, failed, skipped (ctest's 'disabled' and 'notrun' count as skipped)."""
+    root = ET.parse(path).getroot()
+    for case in root.iter("testcase"):
+        name, cls = case.get("name", "?"), case.get("classname") or ""
+        if cls and cls != name:  # pytest's: the test's module, dotted
+            name = f"{cls.replace('.', '/')}.py::{name}"
+        if case.find("failure") is not None or case.find("error") is not None:
+            outcome = "failed"
+        elif case.find("skipped") is not None or case.get("status") in ("disabled", "notrun"):
+            outcome = "skipped"
+        else:
+            outcome = "passed"
+        yield name, float(case.get("time") or 0), outcome
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--slowest", type=int, default=15, help="how many of the slowest tests to list")
+    ap.add_argument("parts", nargs="+", metavar="PART=REPORT.xml")
+    args = ap.parse_args(argv)
+    totals = {"passed": 0, "failed": 0, "skipped": 0}
+    timed, broken = [], []
+    for spec in args.parts:
+        part, _, path = spec.partition("=")
+        if not os.path.exists(path) or os.path.getsize(path) == 0:
+            broken.append(part)
+            print(f"{part}: no report ({path}): the part did not run to its end (its output above says why)")
+            continue
+        try:
+            found = list(cases(path))
+        except ET.ParseError as e:
+            broken.append(part)
+            print(f"{part}: unreadable report {path}: {e}")
+            continue
+        counts = {k: sum(1 for _, _, o in found if o == k) for k in totals}
+        for k in totals:
+            totals[k] += counts[k]
+        timed += [(secs, f"{part}: {name}") for name, secs, _ in found]
+        print(f"{part}: {counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped")
+        for name, _, outcome in found:
+            if outcome == "failed":
+                print(f"  FAILED {name}")
+    if args.slowest:
+        print(f"slowest {min(args.slowest, len(timed))} tests:")
+        for secs, name in sorted(timed, reverse=True)[:args.slowest]:
+            print(f"  {secs:8.1f} s  {name}")
+    if broken:  # each counts as one failure: what it would have tested is unknown
+        print(f"parts without a report: {', '.join(broken)}")
+        totals["failed"] += len(broken)
+    print(f"tests: {totals['passed']} passed, {totals['failed']} failed, {totals['skipped']} skipped")
+    return 1 if totals["failed"] or broken else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
