@@ -84,6 +84,10 @@ start() {
   done
   command -v ceph-mon >/dev/null || die "ceph-mon not found: run scripts/install-deps.sh"
   [ ! -e "$dir/mon.pid" ] || die "$dir already holds a cluster: stop it first ($0 stop $dir)"
+  # Clusters started at the same time (tests run side by side) must not pick the same free
+  # port: the choice is made under a host-wide lock, held until the monitor listens.
+  exec 9>/tmp/deltameta-ceph-ports.lock
+  flock -w 120 9 || die "another cluster held /tmp/deltameta-ceph-ports.lock for 120 s"
   [ -n "$port" ] || port=$(free_port)
   # A second monitor on a taken port would silently talk to the other cluster.
   ! port_taken "$port" || die "port $port on 127.0.0.1 is in use: pick another with --port"
@@ -111,9 +115,10 @@ CONF
   monmaptool --create --clobber --fsid "$fsid" --addv a "[v2:127.0.0.1:$port]" "$dir/monmap" >/dev/null
   ceph-mon -c "$dir/ceph.conf" -i a --mkfs --monmap "$dir/monmap" >/dev/null 2>&1 ||
     die "ceph-mon --mkfs failed (see $dir/log/mon.a.log)"
-  ceph-mon -c "$dir/ceph.conf" -i a -f >>"$dir/log/mon.a.stdout" 2>&1 &
+  ceph-mon -c "$dir/ceph.conf" -i a -f >>"$dir/log/mon.a.stdout" 2>&1 9>&- &  # not holding the lock
   echo $! > "$dir/mon.pid"
   wait_for 30 "the monitor answering" cli mon stat
+  exec 9>&-
   local uuid id
   uuid=$(python3 -c 'import uuid; print(uuid.uuid4())')
   id=$(cli osd new "$uuid")

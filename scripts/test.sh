@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # The project's test command: installs what is missing, builds the core, and runs every
 # test: the core's unit and integration tests (ctest) and the Python tests (pytest: the
-# workflow, Ceph, Slurm, Spack and Docker). Every part runs even when an earlier one fails;
-# the last lines sum the run up (counts per part, each failed test by name, the slowest
-# tests) and the exit status is non-zero when any test failed.
+# workflow, Ceph, Slurm, Spack and Docker). Every part runs even when another fails; the
+# last lines sum the run up (counts per part, each failed test by name, the slowest tests)
+# and the exit status is non-zero when any test failed.
 #   scripts/test.sh           everything: what CI runs (.ci/run)
 #   scripts/test.sh --quick   the development tier (a few minutes once the core is built):
 #                             the core's unit and MPI tests, the linters and the Python tests
 #                             that start no workflow, cluster, image or build (mark `slow`)
-# Where a Docker engine answers, the Docker part (the deltameta image, then tests/docker)
-# runs beside the rest from the start: the image waits on package downloads more than on
-# the CPU, and the clusters' tests wait on their containers. Its output is printed when it
-# ends. Reports and logs of every part: build/test-reports/.
+# The parts that mostly wait (on package downloads, containers, Slurm's scheduler) run
+# beside the others, each with its output in build/test-reports/PART.log, printed when it
+# ends: the Docker part from the start where an engine answers (the image, then its
+# release tests beside its cluster tests), Slurm's and Ceph's once the core is built.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "test.sh: $*" >&2; exit 2; }
@@ -28,55 +28,77 @@ for step in install-deps setup-python; do
 done
 reports=$top/build/test-reports
 rm -rf "$reports" && mkdir -p "$reports"
-py=$top/.venv/bin/python
-pytest=("$py" -m pytest -q -rs --durations=15 -p no:cacheprovider)
-parts=()
+cd "$top" || die "cannot enter $top"
+pytest=(.venv/bin/python -m pytest -q -rs --durations=15 -p no:cacheprovider)
+parts=() background=()
 
-docker_pid=""
-if [ $quick = 0 ] && command -v docker >/dev/null && docker info >/dev/null 2>&1; then
-  echo "test.sh: the Docker part runs in the background (image, then tests/docker; log: $reports/docker.log)"
-  # The image fixture of tests/docker/conftest.py runs the same two commands and finds
-  # every layer cached; should they fail here, it fails the tests with their output.
-  (cd "$top" && { bash docker/make-base-image.sh deltameta-base:bookworm &&
-      bash docker/build-image.sh --base deltameta-base:bookworm --tag deltameta:test
-    } || echo "test.sh: the image build failed (above); the Docker tests will say so"
-    "${pytest[@]}" --junitxml "$reports/pytest-docker.xml" tests/docker) >"$reports/docker.log" 2>&1 &
-  docker_pid=$!
-  parts+=("pytest-docker=$reports/pytest-docker.xml")
-  trap '[ -z "$docker_pid" ] || pkill -TERM -P "$docker_pid" 2>/dev/null' EXIT
+pytest_part() {  # pytest_part NAME ARGS...: pytest ARGS with its report as part NAME
+  "${pytest[@]}" --junitxml "$reports/$1.xml" "${@:2}"
+}
+
+in_background() {  # in_background NAME COMMAND...: runs COMMAND beside the rest, output in NAME.log
+  "${@:2}" >"$reports/$1.log" 2>&1 &
+  background+=("$1:$!")
+  echo "test.sh: $1 runs in the background (log: $reports/$1.log)"
+}
+
+docker_part() {  # the image, then its release tests beside its cluster tests
+  # tests/docker/conftest.py's image fixture runs the same two commands, finds every layer
+  # cached, and fails the tests with the build's output should these have failed.
+  bash docker/make-base-image.sh deltameta-base:bookworm &&
+    bash docker/build-image.sh --base deltameta-base:bookworm --tag deltameta:test ||
+    echo "test.sh: the image build failed (above); the Docker tests will say so"
+  pytest_part pytest-docker-release tests/docker/test_release.py tests/docker/test_single_node.py \
+    >"$reports/pytest-docker-release.log" 2>&1 &
+  pytest_part pytest-docker-clusters tests/docker/test_cluster.py tests/docker/test_slurm_cluster.py
+  wait
+  echo "test.sh: tests/docker/test_release.py and test_single_node.py:"
+  cat "$reports/pytest-docker-release.log"
+}
+
+docker_answers=0
+if command -v docker >/dev/null && docker info >/dev/null 2>&1; then docker_answers=1; fi
+if [ $quick = 0 ] && [ $docker_answers = 1 ]; then
+  in_background docker docker_part
+  parts+=("pytest-docker-release=$reports/pytest-docker-release.xml"
+          "pytest-docker-clusters=$reports/pytest-docker-clusters.xml")
 fi
+# Should the set-up below fail, the parts already started still end (and clean up) first.
+trap 'wait' EXIT
 
-"$top/scripts/build-core.sh" || die "scripts/build-core.sh failed (its output above): no test can run without it"
+scripts/build-core.sh || die "scripts/build-core.sh failed (its output above): no test can run without it"
 build=${DELTAMETA_BUILD_DIR:-$top/build/core}
 
+if [ $quick = 1 ]; then
+  ctest_filter=(-E '^(integration|faults|rados|ceph|fuzz)\.')
+  pytest_args=(-m "not slow" tests)
+else
+  ctest_filter=()
+  in_background pytest-clusters pytest_part pytest-clusters tests/slurm tests/ceph
+  parts+=("pytest-clusters=$reports/pytest-clusters.xml")
+  # Without a Docker engine tests/docker runs here, where each of its tests says why it skips.
+  pytest_args=(--ignore tests/slurm --ignore tests/ceph)
+  [ $docker_answers = 0 ] || pytest_args+=(--ignore tests/docker)
+  pytest_args+=(tests)
+fi
+
 echo "test.sh: the core's tests (ctest)"
-ctest_filter=()
-[ $quick = 0 ] || ctest_filter=(-E '^(integration|faults|rados|ceph|fuzz)\.')
 (cd "$build" && ctest --output-on-failure --timeout 900 "${ctest_filter[@]}" --output-junit "$reports/ctest.xml")
 parts+=("ctest=$reports/ctest.xml")
 
-cd "$top"
-if [ $quick = 1 ]; then
-  echo "test.sh: the Python tests that start nothing slow (pytest -m 'not slow')"
-  "${pytest[@]}" -m "not slow" --junitxml "$reports/pytest.xml" tests
-else
-  # Without a Docker engine tests/docker runs here, where each of its tests says why it skips.
-  others=()
-  [ -z "$docker_pid" ] || others=(--ignore tests/docker)
-  echo "test.sh: the Python tests$([ -z "$docker_pid" ] || echo ' but the Docker part')"
-  "${pytest[@]}" --junitxml "$reports/pytest.xml" "${others[@]}" tests
-fi
+echo "test.sh: the Python tests (pytest ${pytest_args[*]})"
+pytest_part pytest "${pytest_args[@]}"
 parts+=("pytest=$reports/pytest.xml")
 
-if [ -n "$docker_pid" ]; then
-  echo "test.sh: waiting for the Docker part"
-  wait "$docker_pid"
-  docker_pid=""
-  echo "test.sh: the Docker part's output:"
-  cat "$reports/docker.log"
-fi
+for b in "${background[@]}"; do
+  echo "test.sh: waiting for ${b%%:*}"
+  wait "${b#*:}"
+  echo "test.sh: ${b%%:*}'s output:"
+  cat "$reports/${b%%:*}.log"
+done
+background=()
 
 echo
 echo "test.sh: summary"
-"$py" "$top/scripts/summarize_tests.py" "${parts[@]}" | tee "$reports/summary.txt"
+.venv/bin/python scripts/summarize_tests.py "${parts[@]}" | tee "$reports/summary.txt"
 exit "${PIPESTATUS[0]}"
