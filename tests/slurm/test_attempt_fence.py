@@ -2,7 +2,9 @@
 with real processes standing in for a stopped job's step: a new attempt waits while the last
 attempt's recorded processes, or any process with an argument in the run folder, still run
 on this host, and not for a recycled pid, a neighbouring folder or its own job; it gives up
-after its time limit naming the processes and how to end them. No Slurm cluster needed."""
+after its time limit naming the processes and how to end them (no Slurm cluster needed for
+these); and it ends, itself, a recorded process that outlives its job once the one-host
+Slurm cluster (conftest.py) says that job has ended."""
 import json
 import os
 import socket
@@ -11,10 +13,10 @@ import sys
 import threading
 import time
 
-from slurm_helpers import REPO
+from slurm_helpers import REPO, wait_for
 
 sys.path.insert(0, os.path.join(REPO, "workflows", "scripts"))
-from slurm_attempt import ATTEMPT_FILE, start_time, wait_for_previous  # noqa: E402
+from slurm_attempt import ATTEMPT_FILE, LEFTOVER_GRACE_S, job_state, start_time, wait_for_previous  # noqa: E402
 
 
 def sleeper(*args, cwd=None):
@@ -91,3 +93,21 @@ def test_gives_up_naming_what_still_runs(tmp_path):
     assert reason.endswith("end them (kill PID) and rerun")
     with open(os.path.join(folder, ATTEMPT_FILE)) as f:
         assert json.load(f)["job_id"] == "7"  # not taken over
+
+
+def test_ends_what_an_ended_job_left_behind(slurm_cluster, tmp_path):
+    submitted = subprocess.run(["sbatch", "--parsable", "--wrap", "true"], capture_output=True, text=True, timeout=60)
+    assert submitted.returncode == 0, submitted.stderr
+    job = submitted.stdout.strip().split(";")[0]
+    wait_for(lambda: job_state(job) == "ended", 120, f"Slurm job {job} ended")
+    folder = str(tmp_path / "rep1")
+    leftover = sleeper()
+    try:
+        record(folder, job, [[leftover.pid, start_time(leftover.pid)]])
+        t0 = time.monotonic()
+        assert wait_for_previous(folder, "other", timeout_s=60, poll_s=0.2) is None
+        assert time.monotonic() - t0 >= LEFTOVER_GRACE_S
+        assert leftover.wait(timeout=5) is not None  # ended by the fence, not by this test
+    finally:
+        leftover.kill()
+        leftover.wait()

@@ -6,16 +6,21 @@ itself in its run folder (ATTEMPT_FILE: Slurm job id, host, and the pid and star
 this process and its ancestors up to Slurm's step daemon, i.e. the step's snakemake and
 shell), and the next attempt of the run, before it touches anything, waits until what the
 last one recorded has ended and no process names the run folder, on its own host; for an
-attempt on another host it waits until Slurm no longer runs that job. After `timeout_s`
-it gives up with one line naming the processes and how to end them."""
+attempt on another host it waits until Slurm no longer runs that job. Recorded processes
+that outlive their job by LEFTOVER_GRACE_S (Slurm's proctrack/linuxproc loses a process
+whose parent died first, so its SIGKILL misses it) are ended here: SIGTERM, then SIGKILL;
+they are recognised by pid and start time, and only once Slurm says the job has ended.
+After `timeout_s` it gives up with one line naming the processes and how to end them."""
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
 import time
 
 ATTEMPT_FILE = "slurm-attempt.json"
+LEFTOVER_GRACE_S = 10  # how long a recorded process may outlive its ended job before it is ended here
 
 
 def start_time(pid):
@@ -90,20 +95,56 @@ def left_behind(record, folder, own):
 ACTIVE = {"RUNNING", "COMPLETING", "SUSPENDED", "CONFIGURING", "STOPPED", "SIGNALING", "STAGE_OUT", "RESIZING"}
 
 
+def job_state(job_id):
+    """'running' while Slurm lists job `job_id` in a state in which its processes can still
+    run, 'ended' once it lists it in another or no longer knows it, None when Slurm cannot be
+    asked (no squeue, no controller answering)."""
+    try:
+        res = subprocess.run(["squeue", "--noheader", "--jobs", str(job_id), "--format", "%T"], capture_output=True,
+                             text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if res.returncode == 0:
+        return "running" if ACTIVE & set(res.stdout.split()) else "ended"
+    return "ended" if "Invalid job id" in res.stderr else None
+
+
 def slurm_runs(job_id):
     """Whether Slurm lists job `job_id` in a state in which its processes can still run."""
-    res = subprocess.run(["squeue", "--noheader", "--jobs", str(job_id), "--format", "%T"], capture_output=True,
-                         text=True, timeout=60)
-    return res.returncode == 0 and bool(ACTIVE & set(res.stdout.split()))
+    return job_state(job_id) == "running"
+
+
+def end_leftovers(record):
+    """Ends the recorded processes of `record` that still run (same pid, same start time):
+    SIGTERM, and SIGKILL to those still there 5 s later."""
+    def alive():
+        return [pid for pid, started in record.get("processes", []) if started and start_time(pid) == started]
+
+    for sig, wait_s in ((signal.SIGTERM, 5), (signal.SIGKILL, 5)):
+        for pid in alive():
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
+        deadline = time.monotonic() + wait_s
+        while alive() and time.monotonic() < deadline:
+            time.sleep(0.1)
 
 
 def wait_until_ended(record, folder, own, timeout_s, poll_s):
     """None once the attempt `record` has ended (see above), or after `timeout_s` the reason to give up."""
     deadline = time.monotonic() + timeout_s
-    here, waited = record.get("host") == socket.gethostname(), False
+    here, waited, ended_at = record.get("host") == socket.gethostname(), False, None
     while True:
         if here:
             pending = left_behind(record, folder, own)
+            if pending and ended_at is None and job_state(record["job_id"]) == "ended":
+                ended_at = time.monotonic()
+            if pending and ended_at is not None and time.monotonic() - ended_at >= LEFTOVER_GRACE_S:
+                print(f"slurm_run: Slurm job {record['job_id']} has ended but left processes behind: ending "
+                      f"{', '.join(map(str, pending))}", file=sys.stderr, flush=True)
+                end_leftovers(record)
+                pending = left_behind(record, folder, own)
         else:
             pending = [record["job_id"]] if slurm_runs(record["job_id"]) else []
         if not pending:
