@@ -96,7 +96,8 @@ def test_gives_up_naming_what_still_runs(tmp_path):
 
 
 def test_ends_what_an_ended_job_left_behind(slurm_cluster, tmp_path):
-    submitted = subprocess.run(["sbatch", "--parsable", "--wrap", "true"], capture_output=True, text=True, timeout=60)
+    submitted = subprocess.run(["sbatch", "--parsable", "--output", os.devnull, "--wrap", "true"], capture_output=True,
+                               text=True, timeout=60)
     assert submitted.returncode == 0, submitted.stderr
     job = submitted.stdout.strip().split(";")[0]
     wait_for(lambda: job_state(job) == "ended", 120, f"Slurm job {job} ended")
