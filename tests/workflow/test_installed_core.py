@@ -1,23 +1,53 @@
-"""The workflow on an installed core (core.build: installed), e.g. a Spack view's bin/."""
+"""The workflow on an installed core (core.build: installed), e.g. a Spack view's bin/: its
+tools are used, and a bin_dir lacking a tool the configured runs start fails at once with
+one line naming the tool, the version installed there and how to switch those runs off."""
 import json
 import os
 
 from conftest import NO_MDWB, REPO
 
+BUILT = os.path.join(REPO, "build", "core")
+
 
 def test_installed_tools_are_used(workflow_in):
-    bin_dir = os.path.join(REPO, "build", "core")
     res = workflow_in.run(overrides={**NO_MDWB, "systems": ["indexfs-bulk"], "client_ranks": [2], "repetitions": 1,
-                                     "core": {"build": "installed", "bin_dir": bin_dir}})
+                                     "core": {"build": "installed", "bin_dir": BUILT}})
     assert res.returncode == 0, res.stderr[-3000:]
     with open(workflow_in.path("results", "core", "tools.json")) as f:
-        assert json.load(f) == {"mode": "installed", "bin_dir": bin_dir,
-                                "tools": ["deltameta_server", "deltameta_client", "deltameta_client_store",
-                                          "deltameta_compactor"]}
+        assert json.load(f) == {"mode": "installed", "bin_dir": BUILT,
+                                "tools": ["deltameta_client", "deltameta_client_store", "deltameta_server"]}
 
 
 def test_missing_installed_tools_fail_clearly(workflow_in):
     res = workflow_in.run(overrides={"core": {"build": "installed", "bin_dir": "/nonexistent/bin"}})
     assert res.returncode != 0
-    assert ("deltameta_server, deltameta_client, deltameta_client_store, deltameta_compactor not found in "
-            "/nonexistent/bin") in res.stderr
+    assert "deltameta_server, deltameta_client, deltameta_client_store, deltameta_compactor" in res.stderr
+    assert "not found in /nonexistent/bin: set core.bin_dir to the directory holding the installed tools" in res.stderr
+
+
+def older_install(root, version, lacking):
+    """A Spack-like prefix under `root` whose bin/ holds the built tools but `lacking`, with
+    the spec.json Spack writes for an installed package; returns its bin/."""
+    bin_dir = os.path.join(root, f"deltameta-{version}", "bin")
+    os.makedirs(bin_dir)
+    for tool in os.listdir(BUILT):
+        if tool.startswith("deltameta_") and tool != lacking:
+            os.symlink(os.path.join(BUILT, tool), os.path.join(bin_dir, tool))
+    os.makedirs(os.path.join(root, f"deltameta-{version}", ".spack"))
+    with open(os.path.join(root, f"deltameta-{version}", ".spack", "spec.json"), "w") as f:
+        json.dump({"spec": {"nodes": [{"name": "deltameta", "version": version}]}}, f)
+    return bin_dir
+
+
+def test_a_tool_the_runs_need_missing_from_an_older_install_is_one_line(workflow_in, tmp_path):
+    bin_dir = older_install(str(tmp_path / "opt"), "0.3.0", "deltameta_mdworkbench")
+    core = {"build": "installed", "bin_dir": bin_dir}
+    res = workflow_in.run("--until", "build_core", overrides={"core": core})
+    assert res.returncode != 0
+    lines = [line for line in res.stderr.splitlines() if line.startswith("build_core:")]
+    assert lines == [f"build_core: deltameta_mdworkbench not found in {bin_dir} (deltameta 0.3.0 is installed there), "
+                     "but the MD-Workbench runs (off: mdworkbench: {interfaces: []}) start it: install a newer "
+                     "deltameta (README.md, \"Spack\") or switch those runs off"], res.stderr[-3000:]
+    # With those runs off, the same install serves the rest.
+    res = workflow_in.run("--until", "build_core", overrides={**NO_MDWB, "core": core})
+    assert res.returncode == 0, res.stderr[-3000:]

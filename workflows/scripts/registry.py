@@ -31,17 +31,20 @@ class System(NamedTuple):
     color: str
     marker: str
     results: dict  # run rule -> Result, in the order the analysis rules read them
+    tools: tuple  # the core's tools its runs start (core/bench/runs.py)
 
 
 SYSTEMS = {s.name: s for s in [
     System("indexfs", 1, "IndexFS", "IndexFS", "#1b6ca8", "o", {
         "indexfs": Result("results/runs/indexfs/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}/phases.jsonl",
                           ("insert", "lstat"),
-                          "results/benchmarks/indexfs/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}.tsv")}),
+                          "results/benchmarks/indexfs/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}.tsv")},
+           ("deltameta_server", "deltameta_client")),
     System("indexfs-bulk", 2, "IndexFS + bulk insertion", "IndexFS+bulk", "#e08a1e", "s", {
         "indexfs_bulk": Result("results/runs/indexfs-bulk/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}/phases.jsonl",
                                ("insert", "lstat"),
-                               "results/benchmarks/indexfs-bulk/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}.tsv")}),
+                               "results/benchmarks/indexfs-bulk/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}.tsv")},
+           ("deltameta_server", "deltameta_client", "deltameta_client_store")),
     # The write phase's result sits above the per-reader-count compaction and read phases.
     System("deltafs", 3, "DeltaFS", "DeltaFS", "#2a9d4b", "^", {
         "deltafs_read": Result("results/runs/deltafs/{backend}/c{ranks}-n{n}/rep{rep}/r{readers}/read.jsonl",
@@ -51,7 +54,8 @@ SYSTEMS = {s.name: s for s in [
                                   ("compaction",),
                                   "results/benchmarks/deltafs/{backend}/c{ranks}-n{n}/rep{rep}/r{readers}/compact.tsv"),
         "deltafs_write": Result("results/runs/deltafs/{backend}/c{ranks}-n{n}/rep{rep}/write.jsonl", ("insert",),
-                                "results/benchmarks/deltafs/{backend}/c{ranks}-n{n}/rep{rep}/write.tsv")}),
+                                "results/benchmarks/deltafs/{backend}/c{ranks}-n{n}/rep{rep}/write.tsv")},
+           ("deltameta_client", "deltameta_client_store", "deltameta_compactor", "deltameta_server")),
 ]}
 RESULTS = {rule: result for system in SYSTEMS.values() for rule, result in system.results.items()}
 
@@ -69,3 +73,22 @@ MDWORKBENCH = Result(
     "results/benchmarks/mdworkbench/{backend}/{interface}/c{ranks}-s{servers}-D{dsets}-P{precreate}-I{objects}"
     "-S{size}-R{iterations}-O{offset}/rep{rep}.tsv")
 RUN_RULES = dict(RESULTS, mdworkbench=MDWORKBENCH)
+# MD-Workbench's tool, and the servers, DeltaFS writer and compactor behind its interfaces.
+MDWB_TOOLS = ("deltameta_mdworkbench", "deltameta_server", "deltameta_client_store", "deltameta_compactor")
+RADOS_TOOLS = ("deltameta_storage",)  # stores in RADOS are cleared and checked with it
+
+
+def tools_needed(config):
+    """{tool: the runs that start it, and the configuration key that switches them off} for
+    every core tool the runs of a (validated) configuration start."""
+    needed = {}
+    for name in config["systems"]:
+        for tool in SYSTEMS[name].tools:
+            needed.setdefault(tool, f"the {SYSTEMS[name].label} runs (off: leave {name} out of systems)")
+    if config["mdworkbench"]["interfaces"]:
+        for tool in MDWB_TOOLS:
+            needed.setdefault(tool, "the MD-Workbench runs (off: mdworkbench: {interfaces: []})")
+    if config["storage"] == "rados":
+        for tool in RADOS_TOOLS:
+            needed.setdefault(tool, "stores in RADOS (off: storage: posix)")
+    return needed
