@@ -22,7 +22,7 @@ import yaml
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 RUNS_PY = os.path.join(REPO, "core", "bench", "runs.py")
 SPACK = shutil.which("spack")
-TOOLS = ["deltameta_server", "deltameta_client", "deltameta_client_store", "deltameta_compactor"]
+TOOLS = ["deltameta_server", "deltameta_client", "deltameta_client_store", "deltameta_compactor", "deltameta_mdworkbench"]
 
 needs_spack = pytest.mark.skipif(SPACK is None, reason="spack is not on PATH (README.md, 'Spack')")
 
@@ -148,7 +148,7 @@ def test_default_env_installs_and_passes_the_three_runs(spack, default_env, tmp_
     assert_tools(view_bin)
     assert not has_rados(view_bin)
     build = three_runs(view_bin, str(tmp_path / "runs"))
-    assert build["version"] == "0.3.0" and build["snappy"] and build["mpi"], build
+    assert build["version"] == "0.4.0" and build["snappy"] and build["mpi"], build
 
 
 def snakemake(work, profile, bin_dir):

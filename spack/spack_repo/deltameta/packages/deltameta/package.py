@@ -15,13 +15,14 @@ _PROJECT = os.path.abspath(os.path.join(_HERE, *[os.pardir] * 5))
 class Deltameta(CMakePackage):
     """File-system metadata designs (IndexFS, IndexFS with bulk insertion, DeltaFS) over
     RocksDB: a C++ library and the MPI tools deltameta_server, deltameta_client (with
-    deltameta_client_store for its store-backed modes) and deltameta_compactor, that
-    reproduce the SC'21 DeltaFS paper's comparison."""
+    deltameta_client_store for its store-backed modes), deltameta_compactor and (from 0.4.0)
+    deltameta_mdworkbench, that reproduce the SC'21 DeltaFS paper's comparison."""
 
     homepage = f"file://{_PROJECT}/README.md"
     git = f"file://{_PROJECT}"
 
     # Each release is the core's CMake project version at its commit; main follows the branch.
+    version("0.4.0", commit="c78a3365bcf299babdb300e3ba9a3dcd38885fff")
     version("0.3.0", commit="3f8b9d3253716752f1c92286b713f6cacf0b64ce")
     version("0.2.0", commit="3f84012961f1cb17b30f32a0cc12f4bc3ab2283e")
     version("0.1.0", commit="dbf7280445a649ab64305d613905a9911e281cf7")
