@@ -89,7 +89,7 @@ def test_a_node_going_down_fails_its_run_and_a_rerun_redoes_it(cluster):
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode != 0
+    assert proc.returncode != 0, output[-4000:]
     assert "Error in rule indexfs" in output, output[-4000:]
     done = {p: os.path.getmtime(p) for p in cluster.run_docs()}
     runs = glob.glob(os.path.join(cluster.out, "results", "runs", "indexfs", "*", "*", "rep*"))

@@ -134,7 +134,7 @@ def test_a_job_over_its_time_limit_fails_its_run_and_a_rerun_redoes_it(slurm_clu
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode != 0
+    assert proc.returncode != 0, output[-4000:]
     assert "TIMEOUT" in output, output[-4000:]
     done, run = finished_and_failed(wf, output)
     assert queued_jobs() == []
@@ -153,7 +153,7 @@ def test_a_cancelled_job_fails_its_run_and_a_rerun_redoes_it(slurm_cluster, tmp_
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode != 0
+    assert proc.returncode != 0, output[-4000:]
     assert f"SLURM-job '{running[0]}' failed, SLURM status is: 'CANCELLED'" in output, output[-4000:]
     done, run = finished_and_failed(wf, output)
     assert queued_jobs() == []
@@ -177,7 +177,7 @@ def test_a_node_going_down_fails_its_run_and_a_rerun_redoes_it(slurm_cluster, tm
         if proc.poll() is None:
             proc.kill()
         resume_node(node)
-    assert proc.returncode != 0
+    assert proc.returncode != 0, output[-4000:]
     assert "NODE_FAIL" in output, output[-4000:]
     done, run = finished_and_failed(wf, output)
     assert queued_jobs() == []

@@ -22,7 +22,8 @@ import yaml
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 RUNS_PY = os.path.join(REPO, "core", "bench", "runs.py")
 SPACK = shutil.which("spack")
-TOOLS = ["deltameta_server", "deltameta_client", "deltameta_client_store", "deltameta_compactor", "deltameta_mdworkbench"]
+TOOLS = ["deltameta_server", "deltameta_client", "deltameta_client_store", "deltameta_compactor",
+         "deltameta_mdworkbench"]
 
 needs_spack = pytest.mark.skipif(SPACK is None, reason="spack is not on PATH (README.md, 'Spack')")
 

@@ -133,7 +133,7 @@ def test_claims_rule_reports_held_failed_and_untested_then_fails_on_missing_data
         w.writeheader()
         w.writerows(kept)
     res = workflow_in.run("--until", "claims", overrides=overrides)
-    assert res.returncode != 0
+    assert res.returncode != 0, res.stdout[-2000:] + res.stderr[-2000:]
     assert ("claims: claim bulk-comparable: indexfs insert at 1 client ranks x 500 files per rank: no rows in "
             "summary.csv") in res.stderr
 

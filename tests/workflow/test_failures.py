@@ -18,7 +18,7 @@ def test_failing_run_fails_clearly_and_leaves_no_process(workflow_in):
     # l0_hard_limit below l0_soft_limit: the servers refuse to start.
     res = workflow_in.run(overrides={**NO_MDWB, "systems": ["indexfs"], "client_ranks": [1], "repetitions": 1,
                                      "store_settings": {"DELTAFS_Db_l0_hard_limit": 2}})
-    assert res.returncode != 0
+    assert res.returncode != 0, res.stdout[-2000:] + res.stderr[-2000:]
     logs = []
     for dirpath, _, files in os.walk(workflow_in.path("results", "logs", "indexfs")):
         logs += [open(os.path.join(dirpath, f)).read() for f in files]
@@ -35,7 +35,7 @@ def test_ctrl_c_stops_servers_and_jobs(workflow_in):
 def test_client_over_its_time_limit_is_stopped_with_its_servers(workflow_in):
     res = workflow_in.run(overrides={**NO_MDWB, "systems": ["indexfs"], "client_ranks": [2], "repetitions": 1,
                                      "files_per_rank": 5000000, "job_timeout_s": 10})
-    assert res.returncode != 0
+    assert res.returncode != 0, res.stdout[-2000:] + res.stderr[-2000:]
     assert "did not finish within 10 s" in res.stderr
     assert deltameta_processes(workflow_in.workdir) == []
 
@@ -43,7 +43,7 @@ def test_client_over_its_time_limit_is_stopped_with_its_servers(workflow_in):
 def test_runs_on_fewer_hosts_than_required_fail_validation(workflow_in):
     res = workflow_in.run(overrides={**NO_MDWB, "systems": ["deltafs"], "client_ranks": [1], "repetitions": 1,
                                      "mpi": {"mpiexec": "mpiexec", "hostfile": "", "min_hosts": 2}})
-    assert res.returncode != 0
+    assert res.returncode != 0, res.stdout[-2000:] + res.stderr[-2000:]
     assert ("deltafs insert with 1 client ranks x 500 files, repetition 1: ranks on 1 host(s), mpi.min_hosts is "
             "2") in res.stderr
 
@@ -51,5 +51,5 @@ def test_runs_on_fewer_hosts_than_required_fail_validation(workflow_in):
 def test_an_unreadable_hostfile_is_named(workflow_in):
     res = workflow_in.run(overrides={**NO_MDWB, "systems": ["indexfs"], "client_ranks": [1], "repetitions": 1,
                                      "mpi": {"mpiexec": "mpiexec", "hostfile": workflow_in.path("nohosts")}})
-    assert res.returncode != 0
+    assert res.returncode != 0, res.stdout[-2000:] + res.stderr[-2000:]
     assert "hostfile " + workflow_in.path("nohosts") + ": No such file or directory" in res.stderr

@@ -105,7 +105,7 @@ def test_failing_fio_fails_the_rule_with_one_line_and_leaves_no_file(workflow_in
     (fake / "fio").write_text("#!/bin/sh\necho 'fio: engine psync not loadable' >&2\nexit 1\n")
     (fake / "fio").chmod(stat.S_IRWXU)
     res = workflow_in.run("--until", "storage_floor", env={"PATH": f"{fake}{os.pathsep}{os.environ['PATH']}"})
-    assert res.returncode != 0
+    assert res.returncode != 0, res.stdout[-2000:] + res.stderr[-2000:]
     out = res.stdout + res.stderr
     line = "storage_floor: fio failed (exit 1): fio: engine psync not loadable; see results/logs/floor/posix/smoke.log"
     assert line in out, out[-3000:]

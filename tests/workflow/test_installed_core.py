@@ -20,7 +20,7 @@ def test_installed_tools_are_used(workflow_in):
 
 def test_missing_installed_tools_fail_clearly(workflow_in):
     res = workflow_in.run(overrides={"core": {"build": "installed", "bin_dir": "/nonexistent/bin"}})
-    assert res.returncode != 0
+    assert res.returncode != 0, res.stdout[-2000:] + res.stderr[-2000:]
     assert "deltameta_server, deltameta_client, deltameta_client_store, deltameta_compactor" in res.stderr
     assert "not found in /nonexistent/bin: set core.bin_dir to the directory holding the installed tools" in res.stderr
 
@@ -43,7 +43,7 @@ def test_a_tool_the_runs_need_missing_from_an_older_install_is_one_line(workflow
     bin_dir = older_install(str(tmp_path / "opt"), "0.3.0", "deltameta_mdworkbench")
     core = {"build": "installed", "bin_dir": bin_dir}
     res = workflow_in.run("--until", "build_core", overrides={"core": core})
-    assert res.returncode != 0
+    assert res.returncode != 0, res.stdout[-2000:] + res.stderr[-2000:]
     lines = [line for line in res.stderr.splitlines() if line.startswith("build_core:")]
     assert lines == [f"build_core: deltameta_mdworkbench not found in {bin_dir} (deltameta 0.3.0 is installed there), "
                      "but the MD-Workbench runs (off: mdworkbench: {interfaces: []}) start it: install a newer "

@@ -189,5 +189,5 @@ def test_smoke_run_writes_the_projection_with_an_error_per_point(smoke):
 ])
 def test_a_node_count_below_one_is_refused_in_one_line(workflow_in, key, value, line):
     res = workflow_in.run("--dry-run", overrides={"projection": {key: value}})
-    assert res.returncode != 0
+    assert res.returncode != 0, res.stdout[-2000:] + res.stderr[-2000:]
     assert line in res.stdout + res.stderr, (res.stdout + res.stderr)[-2000:]

@@ -141,7 +141,7 @@ def test_unreachable_cluster_fails_with_the_core_message(workflow_in):
     res = workflow_in.run(overrides={**NO_MDWB, "storage": "rados", "systems": ["indexfs"], "client_ranks": [1],
                                      "repetitions": 1, "rados": {"conf": conf}, **BUILT},
                           env={"DELTAMETA_RADOS_TIMEOUT": "3"})
-    assert res.returncode != 0
+    assert res.returncode != 0, res.stdout[-2000:] + res.stderr[-2000:]
     message = f"cannot reach the Ceph cluster of {conf} within 3 s"
     with open(workflow_in.path("results", "logs", "indexfs", "rados", "c1-s2-n500", "rep1.log")) as f:
         assert message in f.read()
@@ -156,7 +156,7 @@ def test_failing_run_stops_the_cluster(rados_workflow_in):
     # l0_hard_limit below l0_soft_limit: the servers refuse to start.
     res = wf.run(overrides={**NO_MDWB, "systems": ["indexfs"], "client_ranks": [1], "repetitions": 1,
                             "store_settings": {"DELTAFS_Db_l0_hard_limit": 2}, **BUILT})
-    assert res.returncode != 0
+    assert res.returncode != 0, res.stdout[-2000:] + res.stderr[-2000:]
     assert "servers exited with code" in res.stderr
     assert "Starting a throw-away Ceph cluster" in res.stderr
     assert "Stopped the throw-away Ceph cluster" in res.stderr

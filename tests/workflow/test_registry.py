@@ -43,7 +43,7 @@ def test_slurm_profile_gives_every_run_rule_its_resources():
 
 def test_configuration_accepts_only_the_registrys_systems(workflow_in):
     res = workflow_in.run("--dry-run", overrides={"systems": ["indexfs", "lustre"]})
-    assert res.returncode != 0
+    assert res.returncode != 0, res.stdout[-2000:] + res.stderr[-2000:]
     assert "systems: unknown lustre; the systems are indexfs, indexfs-bulk, deltafs" in res.stdout + res.stderr
 
 

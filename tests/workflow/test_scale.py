@@ -73,7 +73,7 @@ def test_claims_tables_and_floor_name_each_files_per_rank(two_ns):
 @pytest.mark.parametrize("value", [0, "many", []])
 def test_a_bad_files_per_rank_fails_with_one_line_naming_the_key_and_the_fix(workflow_in, value):
     res = workflow_in.run("--dry-run", overrides={"files_per_rank": value})
-    assert res.returncode != 0
+    assert res.returncode != 0, res.stdout[-2000:] + res.stderr[-2000:]
     lines = [line for line in (res.stdout + res.stderr).splitlines() if "files_per_rank" in line]
     assert len(lines) == 1, lines
     assert lines[0].startswith("config key files_per_rank: ")

@@ -63,7 +63,7 @@ def check_results_table_and_report(wf):
 
 def check_second_run_is_a_no_op(wf):
     res = wf.run("--dry-run")
-    assert res.returncode == 0
+    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
     assert "Nothing to be done" in res.stdout + res.stderr
 
 
