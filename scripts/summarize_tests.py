@@ -1,18 +1,31 @@
 """Sums up one run of scripts/test.sh from the JUnit XML files its parts wrote (ctest's
 --output-junit, pytest's --junitxml): a line per part with its counts and the names of its
-failed tests, the slowest tests of the whole run, and a closing line
-'tests: N passed, N failed, N skipped' (a part without a report counts as one failure: it
-crashed or was never reached). Exits 1 if anything failed.
+failed tests, the cases skipped inside tests that passed (a ctest test runs a Python file
+of unittest cases under -v: its own outcome is one for all of them), the slowest tests of
+the whole run, and a closing line 'tests: N passed, N failed, N skipped' (a part without a
+report counts as one failure: it crashed or was never reached). Exits 1 if anything failed.
     python3 scripts/summarize_tests.py [--slowest N] PART=REPORT.xml ..."""
 import argparse
 import os
+import re
 import sys
 import xml.etree.ElementTree as ET
 
+# unittest -v: "test_name (module.Class.test_name) ... skipped 'reason'", with the first
+# line of the test's docstring, if it has one, on a line of its own before the " ... ".
+SKIPPED_CASE = re.compile(r"^(\w+) \([\w.]+\)(?:\n[^\n]*?)? \.\.\. skipped '(.*)'$", re.M)
+
+
+def skipped_inside(case):
+    """(case name, reason) of each unittest case that a ctest test's output says it skipped."""
+    out = case.find("system-out")
+    return SKIPPED_CASE.findall(out.text or "") if out is not None else []
+
 
 def cases(path):
-    """(name, seconds, outcome) of every test case in a JUnit XML file; outcome is one of
-    passed, failed, skipped (ctest's 'disabled' and 'notrun' count as skipped)."""
+    """(name, seconds, outcome, skipped cases inside it) of every test case in a JUnit XML
+    file; outcome is one of passed, failed, skipped (ctest's 'disabled' and 'notrun' count
+    as skipped)."""
     root = ET.parse(path).getroot()
     for case in root.iter("testcase"):
         name, cls = case.get("name", "?"), case.get("classname") or ""
@@ -24,7 +37,7 @@ def cases(path):
             outcome = "skipped"
         else:
             outcome = "passed"
-        yield name, float(case.get("time") or 0), outcome
+        yield name, float(case.get("time") or 0), outcome, skipped_inside(case)
 
 
 def main(argv):
@@ -46,14 +59,18 @@ def main(argv):
             broken.append(part)
             print(f"{part}: unreadable report {path}: {e}")
             continue
-        counts = {k: sum(1 for _, _, o in found if o == k) for k in totals}
+        counts = {k: sum(1 for _, _, o, _ in found if o == k) for k in totals}
         for k in totals:
             totals[k] += counts[k]
-        timed += [(secs, f"{part}: {name}") for name, secs, _ in found]
-        print(f"{part}: {counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped")
-        for name, _, outcome in found:
+        timed += [(secs, f"{part}: {name}") for name, secs, _, _ in found]
+        inside = [(name, sub, why) for name, _, outcome, skips in found if outcome == "passed" for sub, why in skips]
+        print(f"{part}: {counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped"
+              + (f" (unittest cases skipped inside passed tests: {len(inside)})" if inside else ""))
+        for name, _, outcome, _ in found:
             if outcome == "failed":
                 print(f"  FAILED {name}")
+        for name, sub, why in inside:
+            print(f"  skipped inside {name}: {sub}: {why}")
     if args.slowest:
         print(f"slowest {min(args.slowest, len(timed))} tests:")
         for secs, name in sorted(timed, reverse=True)[:args.slowest]:
