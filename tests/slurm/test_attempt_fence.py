@@ -95,7 +95,7 @@ def test_gives_up_naming_what_still_runs(tmp_path):
         assert json.load(f)["job_id"] == "7"  # not taken over
 
 
-def test_ends_what_an_ended_job_left_behind(slurm_cluster, tmp_path):
+def test_ends_what_an_ended_job_left_behind(slurm_cluster, tmp_path, capsys):
     submitted = subprocess.run(["sbatch", "--parsable", "--output", os.devnull, "--wrap", "true"], capture_output=True,
                                text=True, timeout=60)
     assert submitted.returncode == 0, submitted.stderr
@@ -109,6 +109,7 @@ def test_ends_what_an_ended_job_left_behind(slurm_cluster, tmp_path):
         assert wait_for_previous(folder, "other", timeout_s=60, poll_s=0.2) is None
         assert time.monotonic() - t0 >= LEFTOVER_GRACE_S
         assert leftover.wait(timeout=5) is not None  # ended by the fence, not by this test
+        assert f"left processes behind: ended {leftover.pid}\n" in capsys.readouterr().err
     finally:
         leftover.kill()
         leftover.wait()

@@ -114,21 +114,25 @@ def slurm_runs(job_id):
     return job_state(job_id) == "running"
 
 
-def end_leftovers(record):
-    """Ends the recorded processes of `record` that still run (same pid, same start time):
-    SIGTERM, and SIGKILL to those still there 5 s later."""
-    def alive():
-        return [pid for pid, started in record.get("processes", []) if started and start_time(pid) == started]
+def recorded_alive(record):
+    """The recorded processes of `record` that still run (same pid, same start time)."""
+    return [pid for pid, started in record.get("processes", []) if started and start_time(pid) == started]
 
+
+def end_leftovers(record):
+    """Ends the recorded processes of `record` that still run: SIGTERM, and SIGKILL to those
+    still there 5 s later. Returns the pids it signalled."""
+    signalled = recorded_alive(record)
     for sig, wait_s in ((signal.SIGTERM, 5), (signal.SIGKILL, 5)):
-        for pid in alive():
+        for pid in recorded_alive(record):
             try:
                 os.kill(pid, sig)
             except OSError:
                 pass
         deadline = time.monotonic() + wait_s
-        while alive() and time.monotonic() < deadline:
+        while recorded_alive(record) and time.monotonic() < deadline:
             time.sleep(0.1)
+    return signalled
 
 
 def wait_until_ended(record, folder, own, timeout_s, poll_s):
@@ -141,9 +145,10 @@ def wait_until_ended(record, folder, own, timeout_s, poll_s):
             if pending and ended_at is None and job_state(record["job_id"]) == "ended":
                 ended_at = time.monotonic()
             if pending and ended_at is not None and time.monotonic() - ended_at >= LEFTOVER_GRACE_S:
-                print(f"slurm_run: Slurm job {record['job_id']} has ended but left processes behind: ending "
-                      f"{', '.join(map(str, pending))}", file=sys.stderr, flush=True)
-                end_leftovers(record)
+                ended = end_leftovers(record)
+                if ended:
+                    print(f"slurm_run: Slurm job {record['job_id']} has ended but left processes behind: ended "
+                          f"{', '.join(map(str, ended))}", file=sys.stderr, flush=True)
                 pending = left_behind(record, folder, own)
         else:
             pending = [record["job_id"]] if slurm_runs(record["job_id"]) else []
