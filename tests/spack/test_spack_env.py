@@ -4,11 +4,14 @@ tests, --test=root), the installed tools pass runs 1-3, the workflow runs on the
 views (the +rados one with its stores in a throw-away Ceph cluster), and `spack develop`
 builds the working tree.
 
-Needs `spack` on PATH, set up as README.md says (externals from the host, offline); without
-it these tests are skipped. Slow: about 10 minutes on 2 cores. Everything Spack writes
-(install tree, stages, caches, environments) goes to a temporary directory through a
-configuration scope of the test's own, so neither earlier Spack runs nor the project tree
-matter. Every command has a time limit; on expiry its whole process group is killed."""
+Spack is the `spack` on PATH, set up as README.md says; without one, scripts/setup-spack.sh
+sets one up offline in the test's scratch space from the release archives in
+$DELTAMETA_UPSTREAM (default: ../shared/upstream beside the clone); without either, these
+tests are skipped with that reason. Slow: 10 to 20 minutes on 2 cores. Everything Spack
+writes (install tree, stages, caches, environments, its user settings where the test set
+Spack up) goes to a temporary directory through a configuration scope of the test's own,
+so neither earlier Spack runs nor the project tree matter. Every command has a time limit;
+on expiry its whole process group is killed."""
 import json
 import os
 import shutil
@@ -21,31 +24,57 @@ import yaml
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 RUNS_PY = os.path.join(REPO, "core", "bench", "runs.py")
-SPACK = shutil.which("spack")
+UPSTREAM = os.environ.get("DELTAMETA_UPSTREAM") or os.path.join(REPO, "..", "shared", "upstream")
+ARCHIVES = ("spack-1.0.2.tar.gz", "spack-packages-2025.07.tar.gz")
 TOOLS = ["deltameta_server", "deltameta_client", "deltameta_client_store", "deltameta_compactor",
          "deltameta_mdworkbench"]
 
-needs_spack = pytest.mark.skipif(SPACK is None, reason="spack is not on PATH (README.md, 'Spack')")
+
+def stop(p):
+    """Ends the process group of `p` (SIGTERM, SIGKILL 30 s later) and returns its output."""
+    os.killpg(p.pid, signal.SIGTERM)
+    try:
+        return p.communicate(timeout=30)[0]
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        return p.communicate()[0]
 
 
-def run(cmd, timeout, cwd=None):
+def run(cmd, timeout, cwd=None, env=None):
     """Runs `cmd` in its own process group; fails the test on a non-zero exit or when it
-    outlives `timeout` seconds (then the group is killed, so no build is left running)."""
-    p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    outlives `timeout` seconds. On expiry, or when the test run is interrupted (Ctrl-C), the
+    group is ended, so no build is left running."""
+    p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                          start_new_session=True)
     try:
         out, _ = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGTERM)
-        try:
-            out, _ = p.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)
-            out, _ = p.communicate()
+        out = stop(p)
         pytest.fail(f"timed out after {timeout} s: {' '.join(cmd)}\n{out[-4000:]}")
+    except BaseException:
+        stop(p)
+        raise
     if p.returncode != 0:
         pytest.fail(f"exit {p.returncode}: {' '.join(cmd)}\n{out[-4000:]}")
     return out
+
+
+def find_or_set_up_spack(root):
+    """(spack command, environment for it): the one on PATH, else one set up in `root` from
+    the release archives; skips the test when there is neither."""
+    on_path = shutil.which("spack")
+    if on_path:
+        return on_path, dict(os.environ)
+    missing = [a for a in ARCHIVES if not os.path.isfile(os.path.join(UPSTREAM, a))]
+    if missing:
+        pytest.skip(f"spack is not on PATH and {UPSTREAM} lacks {', '.join(missing)} "
+                    "(README.md, 'Spack'; DELTAMETA_UPSTREAM names another folder)")
+    dest = os.path.join(root, "spack-setup")
+    run(["bash", os.path.join(REPO, "scripts", "setup-spack.sh"), "--from", UPSTREAM, dest], 600)
+    env = dict(os.environ, SPACK_PYTHON=os.path.join(dest, "python", "bin", "python"),
+               SPACK_USER_CONFIG_PATH=os.path.join(root, "user"),
+               SPACK_USER_CACHE_PATH=os.path.join(root, "user-cache"))
+    return os.path.join(dest, "spack", "bin", "spack"), env
 
 
 class Spack:
@@ -53,6 +82,7 @@ class Spack:
 
     def __init__(self, root):
         self.root = str(root)
+        self.exe, self.environ = find_or_set_up_spack(self.root)
         self.scope = os.path.join(self.root, "scope")
         os.makedirs(self.scope)
         config = {"config": {
@@ -67,7 +97,7 @@ class Spack:
             yaml.safe_dump(config, f)
 
     def __call__(self, *args, timeout=900):
-        return run([SPACK, "-C", self.scope, *args], timeout)
+        return run([self.exe, "-C", self.scope, *args], timeout, env=self.environ)
 
     def env(self, name, manifest):
         """An environment created from `manifest` (relative paths in it become absolute)."""
@@ -125,7 +155,7 @@ def has_rados(bin_dir):
     return "needs RADOS support" not in r.stderr
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def spack(tmp_path_factory):
     return Spack(tmp_path_factory.mktemp("spack"))
 
@@ -139,7 +169,6 @@ def default_env(spack):
     return env
 
 
-@needs_spack
 def test_default_env_installs_and_passes_the_three_runs(spack, default_env, tmp_path):
     prefix = installed_prefix(spack, default_env)
     with open(os.path.join(prefix, ".spack", "install-time-test-log.txt")) as f:
@@ -168,7 +197,6 @@ def snakemake(work, profile, bin_dir):
     assert validation["ok"] and validation["runs_checked"] > 0, validation
 
 
-@needs_spack
 def test_workflow_runs_from_the_spack_view(default_env, tmp_path):
     snakemake(tmp_path, "smoke.yaml", os.path.join(default_env, ".spack-env", "view", "bin"))
 
@@ -184,7 +212,6 @@ def rados_env(spack):
     return env
 
 
-@needs_spack
 def test_rados_env_installs_and_passes_the_three_runs(rados_env, tmp_path):
     view_bin = os.path.join(rados_env, ".spack-env", "view", "bin")
     assert_tools(view_bin)
@@ -192,7 +219,6 @@ def test_rados_env_installs_and_passes_the_three_runs(rados_env, tmp_path):
     three_runs(view_bin, str(tmp_path / "runs"))
 
 
-@needs_spack
 def test_workflow_on_rados_runs_from_the_rados_view(rados_env, tmp_path):
     """config/profiles/rados.yaml: every store in a throw-away Ceph cluster."""
     if not (shutil.which("ceph-mon") and shutil.which("ceph-osd")):
@@ -200,7 +226,6 @@ def test_workflow_on_rados_runs_from_the_rados_view(rados_env, tmp_path):
     snakemake(tmp_path, "rados.yaml", os.path.join(rados_env, ".spack-env", "view", "bin"))
 
 
-@needs_spack
 def test_spack_develop_builds_the_working_tree(spack, tmp_path):
     env = spack.env("env-develop", os.path.join(REPO, "spack.yaml"))
     spack("-e", env, "change", "deltameta@main")

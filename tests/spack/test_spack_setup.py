@@ -1,0 +1,46 @@
+"""scripts/setup-spack.sh's refusals (each one line naming the problem, exit 2), and what the
+Spack tests do without Spack: skip, naming the folder where they looked for the archives.
+(The set-up itself runs for real in test_spack_env.py wherever no spack is on PATH.)"""
+import os
+import subprocess
+import sys
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+SETUP = os.path.join(REPO, "scripts", "setup-spack.sh")
+
+
+def setup_spack(*args):
+    return subprocess.run(["bash", SETUP, *args], capture_output=True, text=True, timeout=60)
+
+
+def test_missing_archives_are_named(tmp_path):
+    (tmp_path / "spack-1.0.2.tar.gz").write_bytes(b"")
+    res = setup_spack("--from", str(tmp_path), str(tmp_path / "dest"))
+    assert res.returncode == 2, res
+    assert res.stderr == (f"setup-spack: {tmp_path}/spack-packages-2025.07.tar.gz is missing "
+                          "(README.md, \"Spack\", names the archives)\n")
+
+
+def test_a_folder_holding_something_else_is_refused(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    res = setup_spack("--from", str(tmp_path), str(tmp_path))
+    assert res.returncode == 2, res
+    assert "is neither empty nor an earlier set-up of this script: choose another DEST" in res.stderr
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+def test_bad_usage_is_one_line():
+    res = setup_spack()
+    assert res.returncode == 2 and res.stderr.startswith("setup-spack: usage:"), res
+
+
+def test_spack_tests_skip_naming_where_they_looked(tmp_path):
+    path = ":".join(d for d in os.environ["PATH"].split(":")
+                    if not os.path.exists(os.path.join(d, "spack")))
+    env = dict(os.environ, PATH=path, DELTAMETA_UPSTREAM=str(tmp_path / "nowhere"))
+    res = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
+                          os.path.join(REPO, "tests", "spack", "test_spack_env.py"), "-k", "default_env"],
+                         capture_output=True, text=True, timeout=120, env=env, cwd=str(tmp_path))
+    assert res.returncode == 0, res.stdout
+    assert (f"spack is not on PATH and {tmp_path / 'nowhere'} lacks spack-1.0.2.tar.gz, "
+            "spack-packages-2025.07.tar.gz") in res.stdout, res.stdout
