@@ -11,7 +11,9 @@
 # The parts that mostly wait (on package downloads, containers, Slurm's scheduler) run
 # beside the others, each with its output in build/test-reports/PART.log, printed when it
 # ends: the Docker part from the start where an engine answers (the image, then its
-# release tests beside its cluster tests), Slurm's and Ceph's once the core is built.
+# release tests beside its cluster tests), Spack's from the start (scripts/setup-spack.sh
+# from the release archives where no spack is on PATH), Slurm's and Ceph's once the core
+# is built.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "test.sh: $*" >&2; exit 2; }
@@ -63,6 +65,10 @@ if [ $quick = 0 ] && [ $docker_answers = 1 ]; then
   parts+=("pytest-docker-release=$reports/pytest-docker-release.xml"
           "pytest-docker-clusters=$reports/pytest-docker-clusters.xml")
 fi
+if [ $quick = 0 ]; then  # Spack builds the core on its own: it needs no build of ours
+  in_background pytest-spack pytest_part pytest-spack tests/spack
+  parts+=("pytest-spack=$reports/pytest-spack.xml")
+fi
 # Should the set-up below fail, the parts already started still end (and clean up) first.
 trap 'wait' EXIT
 
@@ -77,7 +83,7 @@ else
   in_background pytest-clusters pytest_part pytest-clusters tests/slurm tests/ceph
   parts+=("pytest-clusters=$reports/pytest-clusters.xml")
   # Without a Docker engine tests/docker runs here, where each of its tests says why it skips.
-  pytest_args=(--ignore tests/slurm --ignore tests/ceph)
+  pytest_args=(--ignore tests/slurm --ignore tests/ceph --ignore tests/spack)
   [ $docker_answers = 0 ] || pytest_args+=(--ignore tests/docker)
   pytest_args+=(tests)
 fi
