@@ -2,10 +2,10 @@
 # Image build step (docker/Dockerfile): builds and installs the core's tools (stripped) with
 # RADOS support, and records what was built in PREFIX/image.json.
 #   build-core.sh working-tree|pinned SRC PREFIX
-# SRC holds .git, core/ (its build files and sources) and spack/package.py. working-tree:
-# core/ as copied into the image (its revision is HEAD, "-dirty" if those sources differ
-# from it); pinned: the commit that the
-# Spack package pins for its newest version, taken from .git.
+# SRC holds .git and core/ (its build files and sources); the Spack package (package.py)
+# lies beside this script. working-tree: core/ as copied into the image (its revision is
+# HEAD, "-dirty" if those sources differ from it); pinned: the commit that the Spack
+# package pins for its newest version, taken from .git.
 set -euo pipefail
 die() { echo "build-core: $*" >&2; exit 1; }
 [ $# -eq 3 ] || die "usage: $0 working-tree|pinned SRC PREFIX"
@@ -19,7 +19,7 @@ case "$mode" in
       die "no git history in the build context: build from the top of a clone"
     [ -z "$(git -C "$src" status --porcelain -- "${core_sources[@]}")" ] || revision="$revision-dirty" ;;
   pinned)
-    revision=$(grep -m1 -oE 'commit="[0-9a-f]{40}"' "$src/spack/package.py" | cut -d'"' -f2)
+    revision=$(grep -m1 -oE 'commit="[0-9a-f]{40}"' "$(dirname "$0")/package.py" | cut -d'"' -f2)
     [ -n "$revision" ] || die "no pinned commit in the Spack package"
     mkdir -p /tmp/pinned
     git -C "$src" archive "$revision" core | tar -x -C /tmp/pinned ||
