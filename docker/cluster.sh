@@ -66,11 +66,21 @@ report_start_up() {
   done
 }
 
+# run, slurm-run and exec need the head; without one, say so instead of Compose's silence.
+need_head() {
+  local head_id
+  head_id=$(compose ps -q head 2>/dev/null) || head_id=
+  [ -n "$head_id" ] && [ "$(docker inspect --format '{{.State.Running}}' "$head_id" 2>/dev/null)" = true ] ||
+    die "no head of cluster '$project' is running: start the cluster with docker/cluster.sh up (after a failure: down, then up)"
+}
+
 run() {
+  need_head
   compose exec -T head /opt/deltameta/docker/entrypoint.sh cluster-run "$@"
 }
 
 slurm_run() {
+  need_head
   compose exec -T head /opt/deltameta/docker/entrypoint.sh cluster-slurm-run "$@"
 }
 
@@ -80,7 +90,7 @@ case "$cmd" in
   up) up "$@" ;;
   run) run "$@" ;;
   slurm-run) slurm_run "$@" ;;
-  exec) compose exec -T head "$@" ;;
+  exec) need_head; compose exec -T head "$@" ;;
   down) compose down -v --remove-orphans --timeout 20 >/dev/null 2>&1
         echo "cluster: removed $project" ;;
   *) die "usage: $0 up [--nodes N] [--out DIR] | run [SNAKEMAKE ARGS] | slurm-run [SNAKEMAKE ARGS] | exec CMD... | down" ;;

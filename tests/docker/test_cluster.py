@@ -1,7 +1,8 @@
 """The multi-node cluster (docker/compose.yaml, docker/cluster.sh): three node containers
 with one Ceph cluster and MPI across them run the multi-node smoke profile with every job
 on at least two hosts; losing a node mid-run fails that run naming the host, and once the
-node is back a rerun redoes only what failed; tearing down leaves nothing behind."""
+node is back a rerun redoes only what failed; tearing down leaves nothing behind; with no
+cluster up, run, slurm-run and exec say in one line to start one."""
 import glob
 import json
 import os
@@ -9,7 +10,7 @@ import time
 
 import pytest
 
-from conftest import run, three_node_cluster
+from conftest import REPO, docker_unavailable, run, three_node_cluster
 
 SMOKE = ["--configfile", "config/profiles/multi-node-smoke.yaml"]
 
@@ -73,3 +74,15 @@ def test_losing_a_node_fails_the_run_and_a_rerun_redoes_only_that(cluster):
     after = cluster.run_docs()
     assert all(os.path.getmtime(p) == t for p, t in finished_before.items()), "a finished run was redone"
     assert len(after) > len(finished_before)
+
+
+@pytest.mark.parametrize("command", [["run"], ["slurm-run"], ["exec", "true"]])
+def test_commands_without_a_cluster_say_to_start_one(command):
+    why = docker_unavailable()
+    if why:
+        pytest.skip(why)
+    res = run("bash", os.path.join(REPO, "docker", "cluster.sh"), *command, check=False, timeout=120,
+              env=dict(os.environ, DELTAMETA_CLUSTER="deltameta-test-none"))
+    assert res.returncode == 2, res
+    assert res.stderr == ("cluster: no head of cluster 'deltameta-test-none' is running: start the cluster with "
+                          "docker/cluster.sh up (after a failure: down, then up)\n"), res.stderr
