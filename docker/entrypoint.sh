@@ -38,6 +38,8 @@ run_workflow() {
     if [ "$a" = --configfile ] || [ "$a" = --configfiles ]; then in_configfiles=1; continue; fi
     if [ $in_configfiles = 1 ] && [ "${a#-}" = "$a" ]; then
       if [ ! -e "$a" ] && [ -e "$WORKFLOW/$a" ]; then a=$WORKFLOW/$a; fi
+      [ -f "$a" ] || die "--configfile $a: no such file in the container (looked in $(pwd) and $WORKFLOW;" \
+        "a file of the host must be in the folder mounted at /out: --configfile /out/NAME.yaml)"
       configfiles+=("$a"); continue
     fi
     in_configfiles=0

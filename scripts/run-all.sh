@@ -6,6 +6,17 @@
 #   bash scripts/run-all.sh --configfile config/profiles/paper.yaml     (results/paper/)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+# Snakemake runs at the top of the clone: a configuration file must be found from there.
+in_configfiles=0
+for a in "$@"; do
+  case "$a" in
+    --configfile|--configfiles) in_configfiles=1 ;;
+    -*) in_configfiles=0 ;;
+    *) [ $in_configfiles = 0 ] || (cd "$top" && [ -f "$a" ]) || {
+         echo "run-all: --configfile $a: no such file (relative paths start at the top of the clone, $top)" >&2
+         exit 2; } ;;
+  esac
+done
 "$top/scripts/install-deps.sh"
 "$top/scripts/setup-python.sh"
 cd "$top"

@@ -1,6 +1,6 @@
-"""The image on one node, started wrongly: without a results folder mounted it says so in one
-line and exits 2. (A plain `docker run` reproducing the smoke figures is test_release.py's,
-from the released image with no network.)"""
+"""The image on one node, started wrongly: without a results folder mounted, or with a
+configuration file it cannot find, it says so in one line and exits 2. (A plain `docker run`
+reproducing the smoke figures is test_release.py's, from the released image with no network.)"""
 from conftest import run
 
 
@@ -8,3 +8,13 @@ def test_a_missing_output_folder_is_one_line_and_exit_2(image):
     res = run("docker", "run", "--rm", image, "run", check=False, timeout=120)
     assert res.returncode == 2
     assert "/out is not a writable folder mounted from the host: mount one" in res.stderr
+
+
+def test_a_missing_configfile_is_one_line_and_exit_2(image, tmp_path):
+    res = run("docker", "run", "--rm", "-v", f"{tmp_path}:/out", image, "run", "--configfile", "mine.yaml",
+              check=False, timeout=120)
+    assert res.returncode == 2, res
+    assert res.stderr.splitlines()[-1] == (
+        "deltameta: --configfile mine.yaml: no such file in the container (looked in /out and "
+        "/opt/deltameta/workflow; a file of the host must be in the folder mounted at /out: "
+        "--configfile /out/NAME.yaml)"), res.stderr
