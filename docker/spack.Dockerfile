@@ -1,27 +1,23 @@
-# The deltameta image with its core installed by Spack instead: deltameta@0.2.0 +mpi +snappy
-# +rados from spack/envs/rados/spack.yaml (every dependency an external from Debian, the
-# core from the pinned commit of this clone's history), on top of the image of
+# The deltameta image with its core installed by Spack instead: deltameta +mpi +snappy +rados
+# at the version spack/envs/rados/spack.yaml pins (every dependency an external from
+# Debian, the core from the pinned commit of this clone's history), on top of the image of
 # docker/Dockerfile, whose tools it replaces. docker/build-spack-image.sh assembles the
-# build context this expects: repo/ (a clone), spack/ (Spack v1.0.x) and spack-packages/
-# (its package repository, releases/v2025.07).
+# build context this expects: repo/ (a clone) and archives/ (Spack's release archives for
+# scripts/setup-spack.sh --from, or nothing: then it clones them).
 ARG BASE=debian:bookworm-slim
 ARG IMAGE=deltameta
 
 FROM ${BASE} AS spack-build
-ARG DEBIAN_FRONTEND=noninteractive
-RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends \
-      build-essential cmake gfortran git libasio-dev libmpich-dev librados-dev librocksdb-dev \
+RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      build-essential ca-certificates cmake gfortran git libasio-dev libmpich-dev librados-dev librocksdb-dev \
       libsnappy-dev mpich nlohmann-json3-dev python3 python3-venv >/dev/null \
     && rm -rf /var/lib/apt/lists/*
-RUN python3 -m venv /opt/spack-python \
-    && /opt/spack-python/bin/pip install --quiet --no-cache-dir --disable-pip-version-check clingo
-COPY spack /opt/spack
-COPY spack-packages /opt/spack-packages
+COPY archives /archives
 COPY repo /src
-ENV SPACK_PYTHON=/opt/spack-python/bin/python PATH=/opt/spack/bin:$PATH
-RUN spack bootstrap disable \
-    && spack repo set --destination /opt/spack-packages builtin \
-    && spack config add "config:install_tree:root:/opt/deltameta-spack" \
+RUN from=; [ ! -f /archives/spack-1.0.2.tar.gz ] || from="--from /archives"; \
+    bash /src/scripts/setup-spack.sh $from /opt/spack-root
+ENV SPACK_PYTHON=/opt/spack-root/python/bin/python PATH=/opt/spack-root/spack/bin:$PATH
+RUN spack config --scope site add "config:install_tree:root:/opt/deltameta-spack" \
     && spack -e /src/spack/envs/rados concretize \
     && spack -e /src/spack/envs/rados install \
     && revision=$(grep -m1 -oE 'commit="[0-9a-f]{40}"' /src/spack/spack_repo/deltameta/packages/deltameta/package.py | cut -c9-20) \
