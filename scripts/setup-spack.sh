@@ -35,6 +35,12 @@ if [ -n "$from" ]; then
   done
   tar -xzf "$from/spack-1.0.2.tar.gz" -C "$dest" && mv "$dest/spack-1.0.2" "$dest/spack"
   tar -xzf "$from/spack-packages-2025.07.tar.gz" -C "$dest" && mv "$dest/spack-packages-2025.07" "$dest/spack-packages"
+  # Spack takes a package repository without .git for one it has yet to clone, and tries to
+  # (offline: a warning, then a half-made clone): made a git repository of its own here.
+  git -C "$dest/spack-packages" init -q
+  git -C "$dest/spack-packages" add -A
+  git -C "$dest/spack-packages" -c user.name=setup-spack -c user.email=setup-spack@localhost \
+    commit -q -m "spack-packages $packages_branch ($packages_commit), from its release archive"
 else
   git clone -q --depth 1 -b "$spack_tag" https://github.com/spack/spack.git "$dest/spack"
   git clone -q -b "$packages_branch" https://github.com/spack/spack-packages.git "$dest/spack-packages"
