@@ -25,8 +25,11 @@ dirty=false
 [ -z "$(git -C "$top" status --porcelain -- core/CMakeLists.txt core/include core/src core/tools)" ] || dirty=true
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+# Progress: each step's first line as the build reaches it (its whole output in the log,
+# the log's end on failure).
 docker build -f "$top/docker/Dockerfile" --build-arg BASE="$base" --build-arg CORE="$core" \
   --label org.opencontainers.image.revision="$revision" --label io.deltameta.core="$core" \
-  --label io.deltameta.core-dirty="$dirty" -t "$tag" "$top" >"$log" 2>&1 ||
+  --label io.deltameta.core-dirty="$dirty" -t "$tag" "$top" 2>&1 | tee "$log" |
+  { grep --line-buffered -E '^Step [0-9]+/[0-9]+ : ' | cut -c1-100 | sed -u 's/^/build-image: /' || true; } ||
   { tail -n 40 "$log" >&2; die "docker build failed (its last lines above)"; }
 echo "build-image: $tag ($core core of $revision$([ "$dirty" = false ] || echo ', core/ modified'))"

@@ -1,7 +1,10 @@
 """The image on one node, started wrongly: without a results folder mounted, or with a
-configuration file it cannot find, it says so in one line and exits 2. (A plain `docker run`
-reproducing the smoke figures is test_release.py's, from the released image with no network.)"""
-from conftest import run
+configuration file it cannot find, it says so in one line and exits 2; its build shows each
+step as it reaches it. (A plain `docker run` reproducing the smoke figures is
+test_release.py's, from the released image with no network.)"""
+import os
+
+from conftest import BASE, DOCKER, run
 
 
 def test_a_missing_output_folder_is_one_line_and_exit_2(image):
@@ -18,3 +21,13 @@ def test_a_missing_configfile_is_one_line_and_exit_2(image, tmp_path):
         "deltameta: --configfile mine.yaml: no such file in the container (looked in /out and "
         "/opt/deltameta/workflow; a file of the host must be in the folder mounted at /out: "
         "--configfile /out/NAME.yaml)"), res.stderr
+
+
+def test_the_image_build_shows_each_step(image):
+    res = run("bash", os.path.join(DOCKER, "build-image.sh"), "--base", BASE, "--tag", image, timeout=2400)
+    steps = [line for line in res.stdout.splitlines() if line.startswith("build-image: Step ")]
+    assert steps, res.stdout
+    total = steps[0].split("/")[1].split()[0]
+    assert steps[0].startswith("build-image: Step 1/"), steps
+    assert steps[-1].startswith(f"build-image: Step {total}/{total} "), steps
+    assert res.stdout.splitlines()[-1].startswith(f"build-image: {image} ("), res.stdout
