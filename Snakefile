@@ -15,6 +15,11 @@ from workflows.scripts.config_errors import schema_error
 
 min_version("9.0")
 
+# The workflow's Python is the package workflows/ in this folder. Snakemake puts this folder
+# on sys.path for the Snakefile, its rules and their scripts; the programs that rules start
+# (workflows/bin/) find the package through PYTHONPATH, set here once for every job.
+os.environ.update(PYTHONPATH=os.pathsep.join(filter(None, [workflow.basedir, os.environ.get("PYTHONPATH")])))
+
 
 configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 
