@@ -11,7 +11,7 @@ import os
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import min_version, validate
 
-from workflows.scripts.config_errors import schema_error
+from workflows.config_errors import schema_error
 
 min_version("9.0")
 

@@ -16,7 +16,7 @@ import time
 from slurm_helpers import REPO, wait_for
 
 sys.path.insert(0, os.path.join(REPO, "workflows", "scripts"))
-from slurm_attempt import ATTEMPT_FILE, LEFTOVER_GRACE_S, job_state, start_time, wait_for_previous  # noqa: E402
+from workflows.launch.slurm_attempt import ATTEMPT_FILE, LEFTOVER_GRACE_S, job_state, start_time, wait_for_previous  # noqa: E402
 
 
 def sleeper(*args, cwd=None):

@@ -13,8 +13,8 @@ import pytest
 from conftest import REPO
 
 sys.path.insert(0, os.path.join(REPO, "workflows", "scripts"))
-from floor_jobs import job_file, object_names, plan  # noqa: E402
-from storage_floor import find_fio  # noqa: E402
+from workflows.floor.jobs import job_file, object_names, plan  # noqa: E402
+from workflows.floor.measure import find_fio  # noqa: E402
 
 
 def floor_rows(wf):

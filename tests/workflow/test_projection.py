@@ -13,7 +13,7 @@ import pytest
 from conftest import REPO
 
 sys.path.insert(0, os.path.join(REPO, "workflows", "scripts"))
-from projection_model import (  # noqa: E402
+from workflows.projection.model import (  # noqa: E402
     Inputs, Regime, Storage, Target, bounds, error, measured_bounds, project, ratios, storage_inputs, throughput,
     validate)
 

@@ -13,8 +13,8 @@ import yaml
 from conftest import REPO, SMOKE
 
 sys.path.insert(0, os.path.join(REPO, "workflows", "scripts"))
-from registry import PHASES, RUN_RULES, SYSTEMS  # noqa: E402
-from run_results import result_file  # noqa: E402
+from workflows.registry import PHASES, RUN_RULES, SYSTEMS  # noqa: E402
+from workflows.results.runs import result_file  # noqa: E402
 
 
 def workflow_rules():

@@ -15,7 +15,7 @@ rule validate:
     message:
         "Validating every run (files per rank: {params.files_per_rank}): op counts and zero errors"
     script:
-        "../scripts/validate_runs.py"
+        "../results/validate.py"
 
 
 rule aggregate:
@@ -31,7 +31,7 @@ rule aggregate:
     message:
         "Aggregating {params.files} run result files into {output}"
     script:
-        "../scripts/aggregate.py"
+        "../results/aggregate.py"
 
 
 rule provenance:
@@ -50,7 +50,7 @@ rule provenance:
     message:
         "Recording provenance: configuration, revision, versions, host"
     script:
-        "../scripts/provenance.py"
+        "../results/provenance.py"
 
 
 rule figures:
@@ -76,7 +76,7 @@ rule figures:
     message:
         f"Drawing the figures into {OUT}/figures/"
     script:
-        "../scripts/plot_figures.py"
+        "../figures/paper.py"
 
 
 rule results_table:
@@ -89,7 +89,7 @@ rule results_table:
     message:
         "Writing the results table {output}"
     script:
-        "../scripts/results_table.py"
+        "../results/table.py"
 
 
 rule claims:
@@ -106,7 +106,7 @@ rule claims:
     message:
         "Checking the paper's claims of {input.claims} on {input.summary}"
     script:
-        "../scripts/check_claims.py"
+        "../claims/verdicts.py"
 
 
 rule claims_figure:
@@ -125,7 +125,7 @@ rule claims_figure:
     message:
         f"Drawing every claim's measured ratio into {OUT}/figures/claims.png"
     script:
-        "../scripts/plot_claims.py"
+        "../claims/figure.py"
 
 
 rule artifact_appendix:
@@ -145,4 +145,4 @@ rule artifact_appendix:
     message:
         "Writing the artifact appendix with this run's step times and claims into {output}"
     script:
-        "../scripts/artifact_appendix.py"
+        "../results/appendix.py"

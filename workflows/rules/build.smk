@@ -30,4 +30,4 @@ rule build_core:
     message:
         "Building the core ({params.mode})"
     script:
-        "../scripts/build_core.py"
+        "../launch/build_core.py"

@@ -5,7 +5,7 @@ import os
 
 from snakemake.exceptions import WorkflowError
 
-from workflows.scripts.registry import MDWORKBENCH, PHASES, SYSTEMS
+from workflows.registry import MDWORKBENCH, PHASES, SYSTEMS
 
 REPO = workflow.basedir
 TOOLS = "results/core/tools.json"  # the build rule's: where the core's tools are

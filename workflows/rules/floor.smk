@@ -34,7 +34,7 @@ rule storage_floor:
     message:
         "Measuring the storage floor ({params.storage}) with fio: {params.data_bytes} bytes written, then read"
     script:
-        "../scripts/storage_floor.py"
+        "../floor/measure.py"
 
 
 rule floor:
@@ -58,4 +58,4 @@ rule floor:
     message:
         "Setting each phase's bytes/s beside the storage floor into {output.table}"
     script:
-        "../scripts/floor_report.py"
+        "../floor/report.py"

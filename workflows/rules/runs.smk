@@ -5,10 +5,10 @@
 # (resources.mpi: mpi.mpiexec, or srun under the Slurm profile, config/profiles/slurm).
 import json
 
-from workflows.scripts.registry import RESULTS, SYSTEMS
+from workflows.registry import RESULTS, SYSTEMS
 
 RUNS_PY = os.path.join(REPO, "core", "bench", "runs.py")
-SLURM_RUN_PY = os.path.join(REPO, "workflows", "scripts", "slurm_run.py")
+SLURM_RUN_PY = os.path.join(REPO, "workflows", "bin", "slurm_run.py")
 
 
 def tools_bin(wildcards, input):

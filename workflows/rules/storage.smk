@@ -6,7 +6,7 @@
 # and removes the markers of stores that are gone; the Snakefile's handlers call it.
 from snakemake.exceptions import WorkflowError
 
-from workflows.scripts.rados_stores import RadosStores
+from workflows.launch.rados_stores import RadosStores
 
 RADOS = config["rados"]
 THROWAWAY_CLUSTER = STORAGE == "rados" and not RADOS["conf"]

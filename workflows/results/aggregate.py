@@ -3,8 +3,8 @@ results/summary.csv (columns in run_results.COLUMNS, documented in config/README
 import csv
 import sys
 
-from registry import PHASES, SYSTEMS
-from run_results import COLUMNS, rows
+from workflows.registry import PHASES, SYSTEMS
+from workflows.results.runs import COLUMNS, rows
 
 ORDER = list(SYSTEMS)  # tables and figures list systems, then phases, in the registry's order
 

@@ -8,7 +8,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
-from registry import SYSTEMS  # noqa: E402
+from workflows.registry import SYSTEMS  # noqa: E402
 
 plt.rcParams.update({"font.size": 9, "axes.grid": True, "grid.alpha": 0.3, "savefig.bbox": "tight",
                      "axes.spines.top": False, "axes.spines.right": False})

@@ -28,7 +28,7 @@ import signal
 import subprocess
 import sys
 
-from slurm_attempt import wait_for_previous
+from workflows.launch.slurm_attempt import wait_for_previous
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRUN_MPIEXEC = os.path.join(HERE, "srun_mpiexec.py")

@@ -10,8 +10,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from registry import MDWB_COLORS, MDWB_INTERFACES, MDWB_OPS  # noqa: E402
-from run_results import QUANTILES  # noqa: E402
+from workflows.registry import MDWB_COLORS, MDWB_INTERFACES, MDWB_OPS  # noqa: E402
+from workflows.results.runs import QUANTILES  # noqa: E402
 
 
 def quantiles(rows, interface, op):

@@ -1,8 +1,8 @@
 """Snakemake script of rule results_table: results/<name>/results-table.md, the median and
 range (lowest to highest) over repetitions of every system x phase x client ranks x files
 per rank in its summary.csv."""
-from registry import PHASES, SYSTEMS
-from summary_stats import load, median_range, ns_of, ranks_of, select
+from workflows.registry import PHASES, SYSTEMS
+from workflows.results.summary import load, median_range, ns_of, ranks_of, select
 
 
 def main(sm):

@@ -4,7 +4,7 @@ result files (registry.py)."""
 import json
 import re
 
-from registry import SYSTEMS
+from workflows.registry import SYSTEMS
 
 COLUMNS = ["system", "phase", "storage", "client_ranks", "servers", "files_per_rank", "repetition", "ops",
            "expected_ops", "errors", "elapsed_s", "throughput_mops", "micros_per_op", "lat_min_us", "lat_q1_us",

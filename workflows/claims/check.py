@@ -13,7 +13,7 @@ import statistics
 
 import yaml
 
-from registry import PHASES, SYSTEMS
+from workflows.registry import PHASES, SYSTEMS
 
 RELATIONS = {">=", "<=", "within"}
 # metric -> how one repetition's value is made from its rows (one per phase listed).

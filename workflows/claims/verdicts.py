@@ -5,8 +5,8 @@ results lack what a tested claim needs, or the claims file is malformed."""
 import json
 import sys
 
-from claims_check import MissingData, check, load_claims, measured_text, several_n, table
-from summary_stats import load
+from workflows.claims.check import MissingData, check, load_claims, measured_text, several_n, table
+from workflows.results.summary import load
 
 
 def main(sm):

@@ -3,9 +3,9 @@ from, the target machine's assumptions, the equations (projection_model.py's doc
 validation of every measured configuration and the projection, labelled a model throughout."""
 import statistics
 
-from projection_model import REGIME_STEP, server_names
-from projection_model import __doc__ as EQUATIONS
-from registry import SYSTEMS
+from workflows.projection.model import REGIME_STEP, server_names
+from workflows.projection.model import __doc__ as EQUATIONS
+from workflows.registry import SYSTEMS
 
 LABEL = ("**This is a model, not a measurement**: throughputs computed from costs measured on this machine, "
          "under the stated assumptions about the target machine.")

@@ -7,7 +7,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from registry import SYSTEMS  # noqa: E402
+from workflows.registry import SYSTEMS  # noqa: E402
 
 HATCHES = {"insert": "", "compaction": "//", "lstat": ".."}
 

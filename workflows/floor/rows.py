@@ -8,8 +8,8 @@ import os
 import re
 import statistics
 
-from floor_jobs import store_sizes
-from registry import PHASES, SYSTEMS
+from workflows.floor.jobs import store_sizes
+from workflows.registry import PHASES, SYSTEMS
 
 # The floor each phase is compared with: inserts append to the write-ahead log, bulk
 # insertion writes tables, the compaction reads whole tables and writes new ones, lstats

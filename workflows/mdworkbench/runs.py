@@ -11,8 +11,8 @@ and every verification count (missing, mismatched attributes, wrong bytes, delet
 still found, failures) must be zero."""
 import json
 
-from registry import MDWB_OPS, MDWORKBENCH
-from run_results import QUANTILES, path_regex
+from workflows.registry import MDWB_OPS, MDWORKBENCH
+from workflows.results.runs import QUANTILES, path_regex
 
 PATH = path_regex(MDWORKBENCH.path)
 SERVED = {"posix": MDWB_OPS, "indexfs": MDWB_OPS, "deltafs": ("stat", "read")}

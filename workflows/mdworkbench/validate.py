@@ -5,7 +5,7 @@ validation.json; fails the workflow listing every problem."""
 import json
 import sys
 
-from mdworkbench_runs import problems, read
+from workflows.mdworkbench.runs import problems, read
 
 
 def main(sm):

@@ -5,7 +5,7 @@ workflow listing every problem."""
 import json
 import sys
 
-from run_results import result_file, rows
+from workflows.results.runs import result_file, rows
 
 
 def main(sm):

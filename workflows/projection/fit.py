@@ -7,11 +7,11 @@ import csv
 import os
 import sys
 
-from claims_check import load_claims
-from plot_projection import draw
-from projection_model import Target, project, ratios, storage_inputs, validate
-from projection_report import inputs_rows, markdown
-from summary_stats import load
+from workflows.claims.check import load_claims
+from workflows.projection.figure import draw
+from workflows.projection.model import Target, project, ratios, storage_inputs, validate
+from workflows.projection.report import inputs_rows, markdown
+from workflows.results.summary import load
 
 
 def write_csv(path, rows):

@@ -3,11 +3,11 @@ the floor of the operation it does, the fraction of the floor, and where its byt
 from), and the figure storage_floor.{pdf,png} (plot_floor.py), from floor_rows.py."""
 import csv
 
-from floor_jobs import store_sizes
-from floor_rows import load_json, rows
-from plot_floor import draw
-from registry import SYSTEMS
-from summary_stats import load
+from workflows.floor.jobs import store_sizes
+from workflows.floor.rows import load_json, rows
+from workflows.floor.figure import draw
+from workflows.registry import SYSTEMS
+from workflows.results.summary import load
 
 COLUMNS = ["system", "phase", "storage", "client_ranks", "files_per_rank", "repetitions", "bytes", "bytes_per_s",
            "floor", "floor_operation", "floor_bytes_per_s", "fraction_of_floor", "bytes_from"]

@@ -5,9 +5,9 @@ type the latency quantiles, in the order MD-Workbench prints them."""
 import csv
 import statistics
 
-from mdworkbench_runs import COLUMNS, read, rows
-from registry import MDWB_INTERFACES, MDWB_OPS
-from run_results import QUANTILES
+from workflows.mdworkbench.runs import COLUMNS, read, rows
+from workflows.registry import MDWB_INTERFACES, MDWB_OPS
+from workflows.results.runs import QUANTILES
 
 PHASES = ("precreate", "benchmark", "cleanup")
 

@@ -9,7 +9,7 @@ import shutil
 import subprocess
 import sys
 
-from floor_jobs import job_file, object_names, plan
+from workflows.floor.jobs import job_file, object_names, plan
 
 INSTALL = "install it: apt-get install fio (scripts/install-deps.sh)"
 

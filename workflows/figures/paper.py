@@ -7,9 +7,9 @@ the throughput figures draw one line per system and files per rank (line styles)
 others show the largest files per rank, which their titles name."""
 from matplotlib.patches import Patch
 
-from figure_style import log_axis, median_with_range, outside_legend, plt
-from registry import PHASES, SYSTEMS
-from summary_stats import at_largest_n, load, median_range, ns_of, ranks_of, select
+from workflows.figures.style import log_axis, median_with_range, outside_legend, plt
+from workflows.registry import PHASES, SYSTEMS
+from workflows.results.summary import at_largest_n, load, median_range, ns_of, ranks_of, select
 
 QUANTS = ["min", "q1", "median", "q3", "q90", "q99", "max"]
 HATCHES = {"insert": "", "compaction": "//", "lstat": ".."}

@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from registry import tools_needed
+from workflows.registry import tools_needed
 
 
 def installed_version(bin_dir):

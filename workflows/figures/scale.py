@@ -7,9 +7,9 @@ import csv
 
 from matplotlib.ticker import FuncFormatter
 
-from figure_style import log_axis, median_with_range, outside_legend, plt
-from registry import PHASES, SYSTEMS
-from summary_stats import load, median_range, select
+from workflows.figures.style import log_axis, median_with_range, outside_legend, plt
+from workflows.registry import PHASES, SYSTEMS
+from workflows.results.summary import load, median_range, select
 
 COLUMNS = ["system", "phase", "client_ranks", "files_per_rank", "total_files", "repetitions", "median_mops",
            "min_mops", "max_mops"]
