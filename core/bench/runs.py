@@ -19,8 +19,7 @@ import shutil
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpijobs import JobError, Launcher, ServerJob, read_json_lines, run_job, stop_on_signals  # noqa: E402
+from mpijobs import JobError, Launcher, ServerJob, read_json_lines, run_job, stop_on_signals
 
 SERVER_ENV = {
     "DELTAFS_Db_write_ahead_log_buffer": 65536,

@@ -34,10 +34,9 @@ import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import runs  # noqa: E402
-import side_by_side  # noqa: E402
-from mpijobs import JobError, Launcher, process_tree, stop_on_signals  # noqa: E402
+import runs
+import side_by_side
+from mpijobs import JobError, Launcher, process_tree, stop_on_signals
 
 PHASES = [name for name, _ in side_by_side.PHASES]
 JOBS = ["run1 servers", "run1 client", "run2 servers", "run2 client", "run3 DeltaFS write", "run3 compaction",

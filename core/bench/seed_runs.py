@@ -12,9 +12,8 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import runs  # noqa: E402
-from mpijobs import JobError, Launcher, stop_on_signals  # noqa: E402
+import runs
+from mpijobs import JobError, Launcher, stop_on_signals
 
 
 def main():

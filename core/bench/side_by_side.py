@@ -41,14 +41,13 @@ import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpijobs import Job, JobError, Launcher, flags, process_tree, rank_memory_kb, stop_on_signals  # noqa: E402
-from mpijobs import wait_until  # noqa: E402
+from mpijobs import Job, JobError, Launcher, flags, process_tree, rank_memory_kb, stop_on_signals
+from mpijobs import wait_until
 
 # The guide's settings and flags (seed guide, runs 1-3), shared with the workflow's runs.
-from runs import COMPACTOR_COMPAT_FLAGS as COMPACTOR_FLAGS  # noqa: E402
-from runs import COMPACTOR_ENV, SERVER_ENV  # noqa: E402
-from runs import DELTAFS_WRITE_ENV as WRITE_ENV  # noqa: E402
+from runs import COMPACTOR_COMPAT_FLAGS as COMPACTOR_FLAGS
+from runs import COMPACTOR_ENV, SERVER_ENV
+from runs import DELTAFS_WRITE_ENV as WRITE_ENV
 
 GUIDE_INFO_PORT = 10086
 MEMORY_SAMPLE_S = 0.05

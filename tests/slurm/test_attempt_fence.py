@@ -13,10 +13,9 @@ import sys
 import threading
 import time
 
-from slurm_helpers import REPO, wait_for
+from slurm_helpers import wait_for
 
-sys.path.insert(0, os.path.join(REPO, "workflows", "scripts"))
-from workflows.launch.slurm_attempt import ATTEMPT_FILE, LEFTOVER_GRACE_S, job_state, start_time, wait_for_previous  # noqa: E402
+from workflows.launch.slurm_attempt import ATTEMPT_FILE, LEFTOVER_GRACE_S, job_state, start_time, wait_for_previous
 
 
 def sleeper(*args, cwd=None):

@@ -5,14 +5,12 @@ import glob
 import json
 import os
 import re
-import sys
 
 import pytest
 
 from conftest import REPO
 
-sys.path.insert(0, os.path.join(REPO, "workflows", "scripts"))
-from workflows.results.appendix import CLAIMS_MARK, TIMES_MARK, fill, wall_seconds  # noqa: E402
+from workflows.results.appendix import CLAIMS_MARK, TIMES_MARK, fill, wall_seconds
 
 RUN_RULES = ("indexfs", "indexfs_bulk", "deltafs_read", "deltafs_compact", "deltafs_write", "mdworkbench")
 

@@ -5,15 +5,13 @@ data fails the rule with a message naming what is missing."""
 import csv
 import json
 import os
-import sys
 
 import pytest
 import yaml
 
 from conftest import BUILT, NO_MDWB, REPO
 
-sys.path.insert(0, os.path.join(REPO, "workflows", "scripts"))
-from workflows.claims.check import MissingData, check, load_claims, table  # noqa: E402
+from workflows.claims.check import MissingData, check, load_claims, table
 
 CLAIMS = os.path.join(REPO, "paper", "claims.yaml")
 FIGURES = ["insert_throughput", "lstat_throughput", "compaction_throughput", "end_to_end_time",

@@ -6,15 +6,12 @@ import csv
 import json
 import os
 import stat
-import sys
 
 import pytest
 
-from conftest import REPO
 
-sys.path.insert(0, os.path.join(REPO, "workflows", "scripts"))
-from workflows.floor.jobs import job_file, object_names, plan  # noqa: E402
-from workflows.floor.measure import find_fio  # noqa: E402
+from workflows.floor.jobs import job_file, object_names, plan
+from workflows.floor.measure import find_fio
 
 
 def floor_rows(wf):

@@ -7,15 +7,12 @@ import csv
 import glob
 import json
 import os
-import sys
 
 import pytest
 
-from conftest import REPO
 
-sys.path.insert(0, os.path.join(REPO, "workflows", "scripts"))
-from workflows.mdworkbench.runs import SERVED, VERIFICATION, coordinates, expected, problems, read  # noqa: E402
-from workflows.registry import MDWB_OPS, MDWORKBENCH  # noqa: E402
+from workflows.mdworkbench.runs import SERVED, VERIFICATION, coordinates, expected, problems, read
+from workflows.registry import MDWB_OPS, MDWORKBENCH
 
 COORDS = dict(backend="posix", ranks=2, servers=2, dsets=2, precreate=10, objects=5, size=3901, iterations=2,
               offset=1, rep=1)

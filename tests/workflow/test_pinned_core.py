@@ -7,7 +7,6 @@ import glob
 import os
 import re
 import subprocess
-import sys
 
 import pytest
 import yaml
@@ -15,8 +14,7 @@ from snakemake.utils import update_config
 
 from conftest import REPO
 
-sys.path.insert(0, os.path.join(REPO, "workflows", "scripts"))
-from workflows.registry import tools_needed  # noqa: E402
+from workflows.registry import tools_needed
 
 PACKAGE = os.path.join(REPO, "spack", "spack_repo", "deltameta", "packages", "deltameta", "package.py")
 PROFILES = sorted(glob.glob(os.path.join(REPO, "config", "profiles", "*.yaml")))

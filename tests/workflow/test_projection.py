@@ -6,14 +6,11 @@ projection with an error at every measured point, and a node count below 1 stops
 workflow with one line naming the key."""
 import csv
 import os
-import sys
 
 import pytest
 
-from conftest import REPO
 
-sys.path.insert(0, os.path.join(REPO, "workflows", "scripts"))
-from workflows.projection.model import (  # noqa: E402
+from workflows.projection.model import (
     Inputs, Regime, Storage, Target, bounds, error, measured_bounds, project, ratios, storage_inputs, throughput,
     validate)
 

@@ -12,9 +12,8 @@ import yaml
 
 from conftest import REPO, SMOKE
 
-sys.path.insert(0, os.path.join(REPO, "workflows", "scripts"))
-from workflows.registry import PHASES, RUN_RULES, SYSTEMS  # noqa: E402
-from workflows.results.runs import result_file  # noqa: E402
+from workflows.registry import PHASES, RUN_RULES, SYSTEMS
+from workflows.results.runs import result_file
 
 
 def workflow_rules():
