@@ -1,4 +1,4 @@
-"""Snakemake script of rule claims_figure: one panel per claim of results/<name>/claims.json,
+"""Rule claims_figure: one panel per claim of results/<name>/claims.json,
 its ratio at every client count (median over repetitions, and the range from the lowest to
 the highest ratio of two repetitions) against the interval it must fall in and the paper's
 figure where the paper reports one. With several files per rank, against the total files
@@ -84,6 +84,3 @@ def main(sm):
     fig.savefig(sm.output.png, dpi=150)
     with open(sm.log[0], "w") as log:
         log.write(f"{len(claims)} claims drawn\n")
-
-
-main(snakemake)  # noqa: F821 (provided by Snakemake)

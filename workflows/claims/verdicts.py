@@ -1,4 +1,4 @@
-"""Snakemake script of rule claims: checks every claim of paper/claims.yaml on this
+"""Rule claims: checks every claim of paper/claims.yaml on this
 configuration's summary.csv and writes results/<name>/claims.json and claims.md. A failed
 claim is reported there and on the log, and the rule still succeeds; it fails only when the
 results lack what a tested claim needs, or the claims file is malformed."""
@@ -27,6 +27,3 @@ def main(sm):
                     f"{measured_text(r, several_n(result))}")
             log.write(line + "\n")
             print(f"claims: {line}", file=sys.stderr)
-
-
-main(snakemake)  # noqa: F821 (provided by Snakemake)

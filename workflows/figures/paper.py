@@ -1,4 +1,4 @@
-"""Snakemake script of rule figures: the paper's figures from results/<name>/summary.csv,
+"""Rule figures: the paper's figures from results/<name>/summary.csv,
 each as PDF and PNG, in one style: throughput vs client ranks (insert, lstat, compaction),
 end-to-end job time, latency quantiles and CPU seconds per million operations. Every value
 is the median over repetitions, its bar the range from the lowest to the highest, and each
@@ -180,6 +180,3 @@ def main(sm):
     cpu(rows, out)
     with open(sm.log[0], "w") as log:
         log.write(f"{len(rows)} rows plotted\n")
-
-
-main(snakemake)  # noqa: F821 (provided by Snakemake)

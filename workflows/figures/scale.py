@@ -1,4 +1,4 @@
-"""Snakemake script of rule scale_figure: throughput (Mop/s, the median over repetitions, a bar
+"""Rule scale_figure: throughput (Mop/s, the median over repetitions, a bar
 from the lowest to the highest) against the total files of each run (client ranks x files
 per rank, log axis), one line per design and phase: each system's inserts, DeltaFS's
 compaction, each system's lstats. Writes the points it draws to scale_throughput.csv beside
@@ -66,6 +66,3 @@ def main(sm):
     draw(pts, sm.output.pdf, sm.output.png)
     with open(sm.log[0], "w") as log:
         log.write(f"{len(pts)} points at {len({p['total_files'] for p in pts})} totals\n")
-
-
-main(snakemake)  # noqa: F821 (provided by Snakemake)

@@ -1,4 +1,4 @@
-"""Snakemake script of rule storage_floor: runs fio's jobs (floor_jobs.py) on the storage of
+"""Rule storage_floor: runs fio's jobs (floor_jobs.py) on the storage of
 the runs, a scratch directory under results/floor/ (posix) or the runs' pool (rados), writes
 fio's JSON and floor.json (the jobs, where they ran, what was removed), and always removes the
 files or objects fio made, by their exact names. A missing or failing fio ends the rule with
@@ -113,7 +113,3 @@ def main(sm):
              "left_after_removal": left}
     with open(sm.output.floor, "w") as f:
         json.dump(floor, f, indent=1)
-
-
-if "snakemake" in globals():
-    main(globals()["snakemake"])

@@ -1,4 +1,4 @@
-"""Snakemake script of rule floor: results/<name>/floor.csv and floor.md (each phase's bytes/s,
+"""Rule floor: results/<name>/floor.csv and floor.md (each phase's bytes/s,
 the floor of the operation it does, the fraction of the floor, and where its bytes come
 from), and the figure storage_floor.{pdf,png} (plot_floor.py), from floor_rows.py."""
 import csv
@@ -60,6 +60,3 @@ def main(sm):
     draw(table_rows, floor_doc["storage"], sm.output.pdf, sm.output.png)
     with open(sm.log[0], "w") as log:
         log.write(f"{len(table_rows)} rows, {sum(r['bytes_per_s'] == '' for r in table_rows)} with unknown bytes\n")
-
-
-main(snakemake)  # noqa: F821 (provided by Snakemake)

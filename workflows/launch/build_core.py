@@ -1,4 +1,4 @@
-"""Snakemake script of rule build_core: builds the core with CMake (or checks an installed
+"""Rule build_core: builds the core with CMake (or checks an installed
 bin_dir: every tool the configured runs start must be there, registry.tools_needed) and
 records where the tools are and which in results/core/tools.json."""
 import json
@@ -57,6 +57,3 @@ def main(sm):
             sys.exit(f"build_core: {bin_dir}/deltameta_client --help failed: {help_text.stderr.strip()}")
     with open(sm.output.tools, "w") as f:
         json.dump({"mode": p.mode, "bin_dir": bin_dir, "tools": sorted(tools_needed(sm.config))}, f, indent=1)
-
-
-main(snakemake)  # noqa: F821 (provided by Snakemake)

@@ -1,4 +1,4 @@
-"""Snakemake script of rule mdworkbench_figure: MD-Workbench's latency quantiles, one panel per
+"""Rule mdworkbench_figure: MD-Workbench's latency quantiles, one panel per
 op type of the benchmark phase (the precreate's creates where the benchmark did none), one
 box per interface: the box spans q1 to q3 with the median across, the line min to max, dots
 at q90 and q99 (medians over repetitions; log scale)."""
@@ -55,6 +55,3 @@ def main(sm):
     fig.savefig(sm.output.pdf, bbox_inches="tight")
     fig.savefig(sm.output.png, dpi=150, bbox_inches="tight")
     plt.close(fig)
-
-
-main(snakemake)  # noqa: F821 (provided by Snakemake)

@@ -1,4 +1,4 @@
-"""Snakemake script of rule mdworkbench_summary: the MD-Workbench runs as rows (one per
+"""Rule mdworkbench_summary: the MD-Workbench runs as rows (one per
 interface x phase x op type x repetition, mdworkbench_runs.COLUMNS) in summary.csv, and a
 Markdown table of the medians over repetitions: per phase the op and object rates, per op
 type the latency quantiles, in the order MD-Workbench prints them."""
@@ -43,6 +43,3 @@ def main(sm):
         f.write("# MD-Workbench: rates and latency quantiles\n\n"
                 "Medians over repetitions; a phase's rates count all of its operations and objects.\n\n")
         f.write(table(all_rows))
-
-
-main(snakemake)  # noqa: F821 (provided by Snakemake)

@@ -1,4 +1,4 @@
-"""Snakemake script of rule mdworkbench_validate: every MD-Workbench run must hold its phases
+"""Rule mdworkbench_validate: every MD-Workbench run must hold its phases
 with the object and op counts its parameters imply and no verification error
 (mdworkbench_runs.py says what each phase must show). Writes results/<name>/mdworkbench/
 validation.json; fails the workflow listing every problem."""
@@ -24,6 +24,3 @@ def main(sm):
         sys.exit("mdworkbench_validate: " + "; ".join(found))
     with open(sm.output[0], "w") as f:
         json.dump(report, f, indent=1)
-
-
-main(snakemake)  # noqa: F821 (provided by Snakemake)

@@ -1,4 +1,4 @@
-"""Snakemake script of rule projection: fits the projection model (projection_model.py) on
+"""Rule projection: fits the projection model (projection_model.py) on
 results/<name>/summary.csv and floor.csv, predicts every measured configuration, projects
 each design to the configured target machine (config key `projection`), and writes
 projection-inputs.csv, projection-validation.csv, projection.md (projection_report.py)
@@ -50,6 +50,3 @@ def main(sm):
         worst = max(abs(q["error"]) for q in points)
         log.write(f"{len(inputs)} fitted inputs, {len(points)} configurations validated (worst error "
                   f"{100 * worst:.0f}%), {len(projected)} projected points\n")
-
-
-main(snakemake)  # noqa: F821 (provided by Snakemake)

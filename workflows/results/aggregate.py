@@ -1,4 +1,4 @@
-"""Snakemake script of rule aggregate: one row per system x phase x scale x repetition in
+"""Rule aggregate: one row per system x phase x scale x repetition in
 results/summary.csv (columns in run_results.COLUMNS, documented in config/README.md)."""
 import csv
 import sys
@@ -22,6 +22,3 @@ def main(sm):
         w.writerows(table)
     with open(sm.log[0], "w") as log:
         log.write(f"{len(table)} rows\n")
-
-
-main(snakemake)  # noqa: F821 (provided by Snakemake)

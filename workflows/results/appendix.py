@@ -1,4 +1,4 @@
-"""Snakemake script of rule artifact_appendix: results/<name>/artifact-appendix.md, the
+"""Rule artifact_appendix: results/<name>/artifact-appendix.md, the
 artifact appendix (paper/appendix.md) with what comes from this configuration's results
 filled in where its source says `<!-- generated: time estimates -->` (the wall time of each
 step, from the rules' `benchmark:` files) and `<!-- generated: claims -->` (claims.md), so
@@ -64,7 +64,3 @@ def main(sm):
         sys.exit(f"artifact_appendix: {e}")
     with open(sm.output[0], "w") as f:
         f.write(text)
-
-
-if __name__ == "__main__":
-    main(snakemake)  # noqa: F821 (Snakemake's script global)

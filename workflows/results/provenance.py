@@ -1,4 +1,4 @@
-"""Snakemake script of rule provenance: what produced these results (configuration, git
+"""Rule provenance: what produced these results (configuration, git
 revision, tool and library versions, storage, host, the image when run in the deltameta
 image, the host of every rank of every phase and, under Slurm, the job that ran it) in
 results/provenance.json."""
@@ -83,6 +83,3 @@ def _installed(name):
         return True
     except metadata.PackageNotFoundError:
         return False
-
-
-main(snakemake)  # noqa: F821 (provided by Snakemake)

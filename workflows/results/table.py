@@ -1,4 +1,4 @@
-"""Snakemake script of rule results_table: results/<name>/results-table.md, the median and
+"""Rule results_table: results/<name>/results-table.md, the median and
 range (lowest to highest) over repetitions of every system x phase x client ranks x files
 per rank in its summary.csv."""
 from workflows.registry import PHASES, SYSTEMS
@@ -28,6 +28,3 @@ def main(sm):
         f.write("\n".join(lines) + "\n")
     with open(sm.log[0], "w") as log:
         log.write(f"{len(lines) - 6} table rows\n")
-
-
-main(snakemake)  # noqa: F821 (provided by Snakemake)

@@ -1,4 +1,4 @@
-"""Snakemake script of rule validate: every run result file must hold its phases (registry.py),
+"""Rule validate: every run result file must hold its phases (registry.py),
 with exact op counts (client ranks x the run's files per rank) and no errors. Writes
 results/<name>/validation.json (with the runs checked per files per rank); fails the
 workflow listing every problem."""
@@ -43,6 +43,3 @@ def main(sm):
         sys.exit("validate: " + "; ".join(problems))
     with open(sm.output[0], "w") as f:
         json.dump(report, f, indent=1)
-
-
-main(snakemake)  # noqa: F821 (provided by Snakemake)

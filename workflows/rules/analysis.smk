@@ -15,7 +15,7 @@ rule validate:
     message:
         "Validating every run (files per rank: {params.files_per_rank}): op counts and zero errors"
     script:
-        "../results/validate.py"
+        "../scripts/validate.py"
 
 
 rule aggregate:
@@ -31,7 +31,7 @@ rule aggregate:
     message:
         "Aggregating {params.files} run result files into {output}"
     script:
-        "../results/aggregate.py"
+        "../scripts/aggregate.py"
 
 
 rule provenance:
@@ -50,7 +50,7 @@ rule provenance:
     message:
         "Recording provenance: configuration, revision, versions, host"
     script:
-        "../results/provenance.py"
+        "../scripts/provenance.py"
 
 
 rule figures:
@@ -76,7 +76,7 @@ rule figures:
     message:
         f"Drawing the figures into {OUT}/figures/"
     script:
-        "../figures/paper.py"
+        "../scripts/figures.py"
 
 
 rule results_table:
@@ -89,7 +89,7 @@ rule results_table:
     message:
         "Writing the results table {output}"
     script:
-        "../results/table.py"
+        "../scripts/results_table.py"
 
 
 rule claims:
@@ -106,7 +106,7 @@ rule claims:
     message:
         "Checking the paper's claims of {input.claims} on {input.summary}"
     script:
-        "../claims/verdicts.py"
+        "../scripts/claims.py"
 
 
 rule claims_figure:
@@ -125,7 +125,7 @@ rule claims_figure:
     message:
         f"Drawing every claim's measured ratio into {OUT}/figures/claims.png"
     script:
-        "../claims/figure.py"
+        "../scripts/claims_figure.py"
 
 
 rule artifact_appendix:
@@ -145,4 +145,4 @@ rule artifact_appendix:
     message:
         "Writing the artifact appendix with this run's step times and claims into {output}"
     script:
-        "../results/appendix.py"
+        "../scripts/artifact_appendix.py"

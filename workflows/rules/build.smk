@@ -30,4 +30,4 @@ rule build_core:
     message:
         "Building the core ({params.mode})"
     script:
-        "../launch/build_core.py"
+        "../scripts/build_core.py"

@@ -34,7 +34,7 @@ rule storage_floor:
     message:
         "Measuring the storage floor ({params.storage}) with fio: {params.data_bytes} bytes written, then read"
     script:
-        "../floor/measure.py"
+        "../scripts/storage_floor.py"
 
 
 rule floor:
@@ -58,4 +58,4 @@ rule floor:
     message:
         "Setting each phase's bytes/s beside the storage floor into {output.table}"
     script:
-        "../floor/report.py"
+        "../scripts/floor.py"

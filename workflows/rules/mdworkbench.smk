@@ -42,7 +42,7 @@ rule mdworkbench_validate:
     message:
         "Validating every MD-Workbench run: phases, object and op counts, verification errors"
     script:
-        "../mdworkbench/validate.py"
+        "../scripts/mdworkbench_validate.py"
 
 
 rule mdworkbench_summary:
@@ -57,7 +57,7 @@ rule mdworkbench_summary:
     message:
         "Tabulating MD-Workbench's rates and per-op latency quantiles into {output.table}"
     script:
-        "../mdworkbench/summary.py"
+        "../scripts/mdworkbench_summary.py"
 
 
 rule mdworkbench_figure:
@@ -76,4 +76,4 @@ rule mdworkbench_figure:
     message:
         "Drawing MD-Workbench's latency quantiles per op type and interface into {output.png}"
     script:
-        "../mdworkbench/figure.py"
+        "../scripts/mdworkbench_figure.py"

@@ -27,4 +27,4 @@ rule projection:
     message:
         "Fitting the projection model on {input.summary} and projecting to {params.projection[nodes]} client nodes"
     script:
-        "../projection/fit.py"
+        "../scripts/projection.py"

@@ -21,4 +21,4 @@ rule scale_figure:
     message:
         f"Drawing throughput against total files into {OUT}/figures/scale_throughput.png"
     script:
-        "../figures/scale.py"
+        "../scripts/scale_figure.py"
