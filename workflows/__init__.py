@@ -1,0 +1,17 @@
+"""The deltameta workflow's Python, one package imported from the repository's root (the
+Snakefile's folder) as `workflows`. Its root holds what every wing uses: the designs the
+workflow runs (registry.py) and how a rejected configuration is said (config_errors.py).
+Each wing owns one feature; a wing imports the root and the wings listed before it, never
+one listed after it:
+
+  launch/       what the runs stand on: the core's tools, RADOS stores, Slurm attempts
+  results/      the runs' results: validated, aggregated, summarised, tabled, documented
+  figures/      the shared figure style and the summary's figures
+  claims/       the paper's claims checked on a summary, and their figure
+  floor/        the storage floor: fio on the runs' storage, beside each phase's bytes/s
+  projection/   the projection model, fitted on a summary and a floor
+  mdworkbench/  the MD-Workbench runs: read, checked, summarised, drawn
+
+Beside the wings: rules/ (the Snakemake rules), scripts/ (each rule's script: entry point,
+named after its rule), bin/ (the programs that rules start) and report/ (the report's
+captions)."""

@@ -1,0 +1,4 @@
+"""What the run rules stand on: the core's tools, built or found (rule build_core); their
+stores on RADOS, on a throw-away cluster for one invocation (RadosStores, called by the
+Snakefile's handlers); and one attempt of a run at a time under Slurm (slurm_attempt.py,
+used by bin/slurm_run.py)."""
