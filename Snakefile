@@ -56,7 +56,7 @@ if OUT_FILE:
 
 
 # With storage: rados, the throw-away cluster lives from before the first job to after the
-# last, and markers of stores that are gone are removed (workflows/scripts/rados_stores.py).
+# last, and markers of stores that are gone are removed (workflows/launch/rados_stores.py).
 onstart:
     if RADOS_STORES:
         RADOS_STORES.before_first_job()

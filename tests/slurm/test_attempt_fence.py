@@ -1,4 +1,4 @@
-"""The fence between two attempts of a run under Slurm (workflows/scripts/slurm_attempt.py),
+"""The fence between two attempts of a run under Slurm (workflows/launch/slurm_attempt.py),
 with real processes standing in for a stopped job's step: a new attempt waits while the last
 attempt's recorded processes, or any process with an argument in the run folder, still run
 on this host, and not for a recycled pid, a neighbouring folder or its own job; it gives up

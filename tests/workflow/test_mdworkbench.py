@@ -1,5 +1,5 @@
 """MD-Workbench in the workflow (workflows/rules/mdworkbench.smk): the smoke run validates,
-tabulates and draws its runs on every interface; validation (mdworkbench_runs.py) passes a
+tabulates and draws its runs on every interface; validation (mdworkbench/runs.py) passes a
 run whose counts follow from its parameters and fails one where a deleted object still
 answered, a read returned wrong bytes, a count is off, or DeltaFS claims a delete."""
 import copy

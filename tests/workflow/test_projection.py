@@ -1,4 +1,4 @@
-"""The projection model (workflows/scripts/projection_model.py) and its rule: each bound binds
+"""The projection model (workflows/projection/model.py) and its rule: each bound binds
 when it should, a synthetic input gives the hand-computed throughput, the fit recovers the
 costs runs were made from (a rise of CPU per op with names per server as two regimes), the
 projection takes the costs of the target's regime, errors are predicted / measured - 1, the smoke run writes the

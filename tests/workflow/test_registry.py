@@ -1,4 +1,4 @@
-"""workflows/scripts/registry.py, the one list of the systems, agrees with the rest of the
+"""workflows/registry.py, the one list of the systems, agrees with the rest of the
 workflow: its run rules (RUN_RULES: the systems' and MD-Workbench's) are the workflow's
 rules other than the local ones, the Slurm profile gives each of them its resources, the
 configuration accepts only its systems,

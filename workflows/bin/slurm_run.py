@@ -8,7 +8,7 @@ A launcher other than srun (mpiexec, the default) is simply passed on: RUNS_COMM
 job's allocated nodes, writes their addresses as the run's hostfile (so runs.py places
 servers on the first node and their clients on the others, as on any multi-host hostfile,
 and can probe a host that stops answering), makes every job
-of the run a step of this allocation (workflows/scripts/srun_mpiexec.py), and adds to each
+of the run a step of this allocation (workflows/bin/srun_mpiexec.py), and adds to each
 phase document of the run's results what Slurm ran it as: {"slurm": {"job_id", "nodes",
 "cluster", "partition"}} (placement.rank_hosts, from the core, has the host of every rank).
 If the run fails, the allocation's nodes that Slurm no longer counts as up are named.

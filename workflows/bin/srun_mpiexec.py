@@ -2,7 +2,7 @@
 """mpiexec's command line, run as a Slurm job step: what core/bench/runs.py's launcher
 (`-n N [-hosts H1:1,H2:1 | -f HOSTFILE] [-env NAME VALUE]... PROGRAM ARGS...`) asks of
 mpiexec, done by srun inside the current allocation. The workflow's Slurm profile makes it
-the jobs' launcher (workflows/scripts/slurm_run.py); config/README.md, "Slurm", says why
+the jobs' launcher (workflows/bin/slurm_run.py); config/README.md, "Slurm", says why
 srun and not mpiexec.
 
 Every step may share the allocation's CPUs with the others (--overlap: the IndexFS servers

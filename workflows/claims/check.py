@@ -1,6 +1,6 @@
 """The paper's claims (paper/claims.yaml) checked on the rows of a summary.csv: each claim is a
 ratio of one design's metric to another's at every client count and files per rank (a
-point), with a relation, a bound and a tolerance. Used by the claims rule (check_claims.py)
+point), with a relation, a bound and a tolerance. Used by the claims rule (claims/verdicts.py)
 and by the tests.
 
 A claim is `held` when the median ratio at every point is inside its accepted interval,
@@ -215,7 +215,7 @@ def table(result, source):
     point = "client count and files per rank" if name_n else "client count"
     lines = ["# Claims", "",
              f"The paper's claims checked on {source} by the workflow (paper/claims.yaml, "
-             "workflows/scripts/claims_check.py): "
+             "workflows/claims/check.py): "
              f"{c['held']} held, {c['failed']} failed, {c['not tested']} not tested.", "",
              f"Each claim is a ratio of two designs' metric at every {point}: the median over repetitions of one "
              "over the median of the other; the range is the lowest and highest ratio of any two repetitions. "

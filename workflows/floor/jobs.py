@@ -83,7 +83,7 @@ def object_names(jobs, prefix):
 def job_file(jobs, storage, prefix, directory="", pool="", conf="", client="admin"):
     """fio's job file: on posix files in `directory`, on rados objects in `pool` of the cluster
     of `conf`; every file named `prefix` + write job + number."""
-    lines = ["; the storage floor: written by workflows/scripts/floor_jobs.py", "[global]"]
+    lines = ["; the storage floor: written by workflows/floor/jobs.py", "[global]"]
     if storage == "rados":
         lines += ["ioengine=rados", f"pool={pool}", f"conf={conf}", f"clientname={client}"]
     else:

@@ -1,4 +1,4 @@
-"""Rule storage_floor: runs fio's jobs (floor_jobs.py) on the storage of
+"""Rule storage_floor: runs fio's jobs (floor/jobs.py) on the storage of
 the runs, a scratch directory under results/floor/ (posix) or the runs' pool (rados), writes
 fio's JSON and floor.json (the jobs, where they ran, what was removed), and always removes the
 files or objects fio made, by their exact names. A missing or failing fio ends the rule with

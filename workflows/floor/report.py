@@ -1,6 +1,6 @@
 """Rule floor: results/<name>/floor.csv and floor.md (each phase's bytes/s,
 the floor of the operation it does, the fraction of the floor, and where its bytes come
-from), and the figure storage_floor.{pdf,png} (plot_floor.py), from floor_rows.py."""
+from), and the figure storage_floor.{pdf,png} (floor/figure.py), from floor/rows.py."""
 import csv
 
 from workflows.floor.jobs import store_sizes

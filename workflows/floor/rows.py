@@ -1,5 +1,5 @@
 """Each phase's bytes per second beside the storage floor of the operation it does (rule
-floor, floor_report.py): the floors from fio's JSON (rule storage_floor), the phases from
+floor, floor/report.py): the floors from fio's JSON (rule storage_floor), the phases from
 summary.csv. The runs record operations and times, not bytes, so a phase's bytes are
 measured where its store is on disk and kept (DeltaFS's origin stores on posix), estimated
 where a stated rule gives them, and otherwise unknown; every row says which."""

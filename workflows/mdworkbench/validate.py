@@ -1,6 +1,6 @@
 """Rule mdworkbench_validate: every MD-Workbench run must hold its phases
 with the object and op counts its parameters imply and no verification error
-(mdworkbench_runs.py says what each phase must show). Writes results/<name>/mdworkbench/
+(mdworkbench/runs.py says what each phase must show). Writes results/<name>/mdworkbench/
 validation.json; fails the workflow listing every problem."""
 import json
 import sys

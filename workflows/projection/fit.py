@@ -1,8 +1,8 @@
-"""Rule projection: fits the projection model (projection_model.py) on
+"""Rule projection: fits the projection model (projection/model.py) on
 results/<name>/summary.csv and floor.csv, predicts every measured configuration, projects
 each design to the configured target machine (config key `projection`), and writes
-projection-inputs.csv, projection-validation.csv, projection.md (projection_report.py)
-and, through plot_projection.py, figures/projection.{pdf,png}. A model, labelled as such everywhere."""
+projection-inputs.csv, projection-validation.csv, projection.md (projection/report.py)
+and, through projection/figure.py, figures/projection.{pdf,png}. A model, labelled as such everywhere."""
 import csv
 import os
 import sys

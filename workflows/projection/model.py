@@ -1,4 +1,4 @@
-"""The projection model (rule projection, projection.py): each design's throughput from a few
+"""The projection model (rule projection, projection/fit.py): each design's throughput from a few
 costs measured in this configuration's runs, checked against every configuration measured,
 then evaluated at N client nodes up to the paper's scale. A model, not a measurement.
 Pure functions; units: microseconds of CPU per operation (us/op), Mop/s, seconds.

@@ -1,5 +1,5 @@
-"""projection.md of rule projection (projection.py): the model's inputs with where each comes
-from, the target machine's assumptions, the equations (projection_model.py's docstring), the
+"""projection.md of rule projection (projection/fit.py): the model's inputs with where each comes
+from, the target machine's assumptions, the equations (projection/model.py's docstring), the
 validation of every measured configuration and the projection, labelled a model throughout."""
 import statistics
 

@@ -1,4 +1,4 @@
-# The experiment matrix of this configuration: its systems (workflows/scripts/registry.py
+# The experiment matrix of this configuration: its systems (workflows/registry.py
 # names them), the result files of their runs, and where the configuration's conclusions go;
 # also where the core's tools are.
 import os
@@ -32,7 +32,7 @@ UNKNOWN_SYSTEMS = [s for s in config["systems"] if s not in SYSTEMS]
 if UNKNOWN_SYSTEMS:
     raise WorkflowError(
         f"systems: unknown {', '.join(UNKNOWN_SYSTEMS)}; the systems are {', '.join(SYSTEMS)} "
-        "(workflows/scripts/registry.py)"
+        "(workflows/registry.py)"
     )
 
 

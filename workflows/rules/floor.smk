@@ -1,5 +1,5 @@
 # The storage floor (config key `floor`): fio writes and then reads objects of the sizes the
-# stores write (workflows/scripts/floor_jobs.py) on the runs' storage, a scratch directory
+# stores write (workflows/floor/jobs.py) on the runs' storage, a scratch directory
 # under results/floor/ (posix) or the runs' pool (rados, while the invocation's cluster is
 # up), and removes them; rule floor sets each phase's bytes/s beside the floor of its
 # operation in results/<name>/floor.csv, floor.md and figures/storage_floor.{pdf,png}.

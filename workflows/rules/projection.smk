@@ -1,7 +1,7 @@
 # The projection to the paper's scale, a model (config key `projection`): each design's
 # costs measured in this configuration's runs (summary.csv, floor.csv), checked against
 # every configuration measured, then evaluated at N client nodes of the target machine
-# (workflows/scripts/projection_model.py), into results/<name>/projection*.
+# (workflows/projection/model.py), into results/<name>/projection*.
 
 
 rule projection:

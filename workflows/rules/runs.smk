@@ -1,6 +1,6 @@
 # The block the run rules of indexfs.smk and deltafs.smk share: the core's tools as input,
 # all the cores (a measurement owns the machine: runs never overlap), resources, parameters,
-# the result file (workflows/scripts/registry.py), the message's title, and the start of the
+# the result file (workflows/registry.py), the message's title, and the start of the
 # command line: core/bench/runs.py, started by slurm_run.py with the rule's launcher
 # (resources.mpi: mpi.mpiexec, or srun under the Slurm profile, config/profiles/slurm).
 import json

@@ -2,7 +2,7 @@
 # results/runs/, or rados, Ceph RADOS objects under rados://<rados.pool>/<rados.prefix>/...
 # (core/bench/runs.py --storage-root), on the cluster of rados.conf or, with an empty
 # rados.conf, on a throw-away cluster in results/ceph that lives for one snakemake
-# invocation. RADOS_STORES (workflows/scripts/rados_stores.py) starts and stops that cluster
+# invocation. RADOS_STORES (workflows/launch/rados_stores.py) starts and stops that cluster
 # and removes the markers of stores that are gone; the Snakefile's handlers call it.
 from snakemake.exceptions import WorkflowError
 
