@@ -7,7 +7,7 @@ under the Slurm profile).
 With an empty rados.conf the workflow runs its own throw-away cluster
 (scripts/ceph-cluster.sh: one monitor, one in-memory OSD) in results/ceph for one
 invocation. It starts before the first job and stops at the end, on success and on error.
-If snakemake itself dies, a watchdog (this file run as a program) stops it.
+If snakemake itself dies, a watchdog (workflows/bin/rados_watchdog.py) stops it.
 
 The DeltaFS rules' origin/ and compacted/ outputs are local markers that name RADOS stores
 (core/bench/runs.py MARKER). A throw-away cluster's data vanishes with it, so its markers
@@ -27,6 +27,7 @@ from snakemake.logging import logger
 
 MARKER = "store.json"  # core/bench/runs.py MARKER
 CLUSTER_LOG = "results/logs/ceph-cluster.log"
+WATCHDOG = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bin", "rados_watchdog.py")
 
 
 def daemon_pids(cluster_dir):
@@ -100,7 +101,7 @@ class RadosStores:
             # The watchdog stops the cluster once snakemake's end of its stdin closes: when we
             # are done, or when snakemake dies however it dies. Both live in their own session,
             # so that a Ctrl-C reaches the jobs and snakemake, which then stops the cluster.
-            self.watchdog = subprocess.Popen([sys.executable, os.path.abspath(__file__), self.script, self.cluster_dir],
+            self.watchdog = subprocess.Popen([sys.executable, WATCHDOG, self.script, self.cluster_dir],
                                              stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT,
                                              start_new_session=True)
             try:
@@ -123,8 +124,3 @@ class RadosStores:
             self.watchdog = None
         logger.info("Stopped the throw-away Ceph cluster in results/ceph")
 
-
-if __name__ == "__main__":  # the watchdog: rados_stores.py SCRIPT CLUSTER_DIR, in snakemake's working directory
-    sys.stdin.read()
-    stop_daemons(*sys.argv[1:])
-    remove_markers()
