@@ -13,5 +13,5 @@ one listed after it:
   mdworkbench/  the MD-Workbench runs: read, checked, summarised, drawn
 
 Beside the wings: rules/ (the Snakemake rules), scripts/ (each rule's script: entry point,
-named after its rule), bin/ (the programs that rules start) and report/ (the report's
-captions)."""
+named after its rule), bin/ (the programs the workflow starts: a run's launcher and mpiexec
+under Slurm, the throw-away Ceph cluster's watchdog) and report/ (the report's captions)."""
