@@ -16,8 +16,8 @@ from workflows.config_errors import schema_error
 min_version("9.0")
 
 # The workflow's Python is the package workflows/ in this folder. Snakemake puts this folder
-# on sys.path for the Snakefile, its rules and their scripts; the programs the workflow
-# starts (workflows/bin/) find the package through PYTHONPATH, set here once.
+# on sys.path for the Snakefile and its rules; the rules' scripts and the programs the
+# workflow starts (workflows/bin/) find the package through PYTHONPATH, set here once.
 os.environ.update(PYTHONPATH=os.pathsep.join(filter(None, [workflow.basedir, os.environ.get("PYTHONPATH")])))
 
 
