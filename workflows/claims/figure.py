@@ -6,14 +6,10 @@ figure where the paper reports one. With several files per rank, against the tot
 import json
 import math
 
-import matplotlib
+from matplotlib.ticker import FuncFormatter
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import FuncFormatter  # noqa: E402
+from workflows.figures.style import plt, save
 
-plt.rcParams.update({"font.size": 9, "axes.grid": True, "grid.alpha": 0.3, "savefig.bbox": "tight",
-                     "axes.spines.top": False, "axes.spines.right": False})
 COLORS = {"held": "#2a9d4b", "failed": "#c0392b", "not tested": "#777777"}
 
 
@@ -80,7 +76,6 @@ def main(sm):
     fig.suptitle(f"The paper's claims on these results: {c['held']} held, {c['failed']} failed, "
                  f"{c['not tested']} not tested", fontsize=10)
     fig.tight_layout(rect=(0, 0.03, 1, 0.97))
-    fig.savefig(sm.output.pdf)
-    fig.savefig(sm.output.png, dpi=150)
+    save(fig, sm.output.pdf, sm.output.png)
     with open(sm.log[0], "w") as log:
         log.write(f"{len(claims)} claims drawn\n")

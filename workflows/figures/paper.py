@@ -7,7 +7,7 @@ the throughput figures draw one line per system and files per rank (line styles)
 others show the largest files per rank, which their titles name."""
 from matplotlib.patches import Patch
 
-from workflows.figures.style import log_axis, median_with_range, outside_legend, plt
+from workflows.figures.style import log_axis, median_with_range, outside_legend, plt, save
 from workflows.registry import PHASES, SYSTEMS
 from workflows.results.summary import at_largest_n, load, median_range, ns_of, ranks_of, select
 
@@ -20,10 +20,8 @@ def systems_in(rows):
     return [s for s in SYSTEMS if select(rows, system=s)]
 
 
-def save(fig, name, out):
-    fig.savefig(out[f"{name}_pdf"])
-    fig.savefig(out[f"{name}_png"], dpi=150)
-    plt.close(fig)
+def save_as(fig, name, out):
+    save(fig, out[f"{name}_pdf"], out[f"{name}_png"])
 
 
 def no_data(ax, what):
@@ -63,7 +61,7 @@ def throughput_vs_ranks(rows, phase, title, out, name, also=()):
     ax.set_xlabel("client ranks")
     ax.set_ylabel("throughput (Mop/s)" if also else f"{phase} throughput (Mop/s)")
     ax.set_title(title)
-    save(fig, name, out)
+    save_as(fig, name, out)
 
 
 def end_to_end(rows, out):
@@ -100,7 +98,7 @@ def end_to_end(rows, out):
     handles = [Patch(color=SYSTEMS[s].color, label=SYSTEMS[s].label) for s in systems]
     handles += [Patch(facecolor="#777777", edgecolor="white", hatch=HATCHES[p], label=p) for p in PHASES]
     outside_legend(ax, handles=handles, fontsize=8)
-    save(fig, "end_to_end_time", out)
+    save_as(fig, "end_to_end_time", out)
 
 
 def at_largest_scale(rows):
@@ -130,7 +128,7 @@ def latency(rows, out):
     ax.set_title(f"Latency quantiles at {top}")
     if top_rows:
         outside_legend(ax, fontsize=8)
-    save(fig, "latency_quantiles", out)
+    save_as(fig, "latency_quantiles", out)
 
 
 def cpu(rows, out):
@@ -164,7 +162,7 @@ def cpu(rows, out):
         outside_legend(ax, fontsize=8, handles=[
             Patch(color="#777777", label="job ranks (clients, compactor)"),
             Patch(facecolor="#777777", alpha=0.45, hatch="//", edgecolor="white", label="servers")])
-    save(fig, "cpu_per_mop", out)
+    save_as(fig, "cpu_per_mop", out)
 
 
 def main(sm):

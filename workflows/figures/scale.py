@@ -7,7 +7,7 @@ import csv
 
 from matplotlib.ticker import FuncFormatter
 
-from workflows.figures.style import log_axis, median_with_range, outside_legend, plt
+from workflows.figures.style import log_axis, median_with_range, outside_legend, plt, save
 from workflows.registry import PHASES, SYSTEMS
 from workflows.results.summary import load, median_range, select
 
@@ -52,9 +52,7 @@ def draw(pts, pdf, png):
         ax.set_xlim(totals[0] / 2, totals[-1] * 2)
         log_axis(ax)
         outside_legend(ax, fontsize=8)
-    fig.savefig(pdf)
-    fig.savefig(png, dpi=150)
-    plt.close(fig)
+    save(fig, pdf, png)
 
 
 def main(sm):

@@ -1,6 +1,8 @@
-"""The style the summary's figures share (rules figures and scale_figure): matplotlib's
-settings, a log axis with plain numbers, the median with its range and every repetition,
-and a legend outside the axes."""
+"""The one style of every figure (rules figures, scale_figure, claims_figure, floor,
+mdworkbench_figure, projection): matplotlib without a display and its settings, saving in
+both formats, a log axis with plain numbers, the median with its range and every
+repetition, and a legend outside the axes. Each system's colour and marker are the
+registry's (SYSTEMS, MDWB_COLORS)."""
 import matplotlib
 
 matplotlib.use("Agg")
@@ -13,6 +15,13 @@ plt.rcParams.update({"font.size": 10, "axes.grid": True, "grid.alpha": 0.3, "fig
                      "savefig.bbox": "tight", "axes.spines.top": False, "axes.spines.right": False})
 
 PLAIN_NUMBERS = FuncFormatter(lambda v, _: f"{v:g}")
+
+
+def save(fig, pdf, png):
+    """Saves `fig` as PDF, then as PNG at 150 dpi, and closes it."""
+    fig.savefig(pdf)
+    fig.savefig(png, dpi=150)
+    plt.close(fig)
 
 
 def log_axis(ax):

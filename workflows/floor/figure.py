@@ -2,12 +2,8 @@
 count (and files per rank), its bytes/s (a bar in the system's colour) beside the floor of the operation it does
 (a black line on the same row, with the fraction of the floor written beside it); a phase
 whose bytes cannot be known has no bar and says so."""
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from workflows.registry import SYSTEMS  # noqa: E402
+from workflows.figures.style import plt, save
+from workflows.registry import SYSTEMS
 
 HATCHES = {"insert": "", "compaction": "//", "lstat": ".."}
 
@@ -41,6 +37,4 @@ def draw(rows, storage, pdf, png):
     ax.set_xlabel("MB/s (bars: the phase; black lines: the floor of its operation, fio)")
     ax.set_title(f"Storage floor ({storage}), {top} client ranks" + (f" x {n:,} files per rank" if several_n else ""))
     ax.grid(True, axis="x", alpha=0.3)
-    fig.savefig(pdf, bbox_inches="tight")
-    fig.savefig(png, dpi=150, bbox_inches="tight")
-    plt.close(fig)
+    save(fig, pdf, png)

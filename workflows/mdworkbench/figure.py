@@ -5,13 +5,9 @@ at q90 and q99 (medians over repetitions; log scale)."""
 import csv
 import statistics
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from workflows.registry import MDWB_COLORS, MDWB_INTERFACES, MDWB_OPS  # noqa: E402
-from workflows.results.runs import QUANTILES  # noqa: E402
+from workflows.figures.style import plt, save
+from workflows.registry import MDWB_COLORS, MDWB_INTERFACES, MDWB_OPS
+from workflows.results.runs import QUANTILES
 
 
 def quantiles(rows, interface, op):
@@ -52,6 +48,4 @@ def main(sm):
         ax.grid(True, axis="y", alpha=0.3)
     axes[0].set_ylabel("latency (µs)")
     fig.suptitle("MD-Workbench: latency per op type (box q1-q3, median; line min-max; dots q90, q99)", fontsize=9)
-    fig.savefig(sm.output.pdf, bbox_inches="tight")
-    fig.savefig(sm.output.png, dpi=150, bbox_inches="tight")
-    plt.close(fig)
+    save(fig, sm.output.pdf, sm.output.png)

@@ -2,16 +2,11 @@
 configuration beside the run-to-run range of the measurement, (b) each design's projected
 throughput against client nodes, (c) the projected DeltaFS / IndexFS ratios beside the
 paper's published ones (paper/claims.yaml's paper_value). Labelled as a model throughout."""
-import matplotlib
+from matplotlib.ticker import FuncFormatter
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import FuncFormatter  # noqa: E402
+from workflows.figures.style import plt, save
+from workflows.registry import SYSTEMS
 
-from workflows.registry import SYSTEMS  # noqa: E402
-
-plt.rcParams.update({"font.size": 9, "axes.grid": True, "grid.alpha": 0.3, "savefig.bbox": "tight",
-                     "axes.spines.top": False, "axes.spines.right": False})
 LINES = {"insert": "-", "compaction": "--", "lstat": ":"}
 MARKERS = {"insert": "o", "compaction": "s", "lstat": "^"}
 RATIOS = {"insert": ("DeltaFS / IndexFS insert", "-"),
@@ -92,6 +87,4 @@ def draw(points, projected, ratio_rows, paper, p, pdf, png):
     fig.suptitle("A MODEL, not a measurement: throughput projected from costs measured on this machine "
                  "(projection.md: inputs, equations, assumptions)", fontsize=10, color="#c0392b")
     fig.tight_layout(rect=(0, 0, 1, 0.95))
-    fig.savefig(pdf)
-    fig.savefig(png, dpi=150)
-    plt.close(fig)
+    save(fig, pdf, png)
