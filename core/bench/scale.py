@@ -222,11 +222,6 @@ def median_of(values):
     return statistics.median(values) if values else None
 
 
-def summarize(values):
-    return {"values": values, "median": statistics.median(values), "min": min(values), "max": max(values)} \
-        if values else None
-
-
 def fmt_range(s, digits=3):
     return "-" if not s else f"{s['median']:.{digits}f} ({s['min']:.{digits}f}-{s['max']:.{digits}f})"
 
@@ -245,7 +240,8 @@ def tables(results, ns, systems):
     for phase in PHASES:
         base = median_of(per("ours", first, 0, phase, "mops"))
         for n in ns:
-            ours, orig = summarize(per("ours", n, 0, phase, "mops")), summarize(per("original", n, 0, phase, "mops"))
+            ours = side_by_side.summarize(per("ours", n, 0, phase, "mops"))
+            orig = side_by_side.summarize(per("original", n, 0, phase, "mops"))
             row = {"phase": phase, "n": n, "ours": ours, "original": orig,
                    "ratio": ours["median"] / orig["median"] if ours and orig and orig["median"] > 0 else None,
                    "vs_first_n": ours["median"] / base if ours and base else None,

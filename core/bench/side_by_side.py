@@ -289,6 +289,8 @@ def snapshot_tools(key, bin_dir, dest):
 
 
 def summarize(values):
+    """The benchmarks' summary of repetitions (scale.py's too): the values, their median,
+    lowest and highest; None for no values."""
     if not values:
         return None
     return {"values": values, "median": statistics.median(values), "min": min(values), "max": max(values)}
