@@ -1,0 +1,82 @@
+"""The workflow's Python keeps the layout workflows/__init__.py describes: its wings import
+the package's root and the wings listed before their own, never one listed after it, and
+the root imports no wing; every rule's script: is a shim in workflows/scripts/ named after
+its rule; and no Python file of the project edits sys.path."""
+import ast
+import os
+import re
+import subprocess
+
+from conftest import REPO
+
+import workflows
+
+PACKAGE = os.path.join(REPO, "workflows")
+WINGS = re.findall(r"^  (\w+)/ ", workflows.__doc__, re.M)
+
+
+def modules(folder):
+    """(path, every workflows.* module it imports) of each Python file under `folder`."""
+    for top, _, files in os.walk(folder):
+        for name in sorted(files):
+            if name.endswith(".py"):
+                path = os.path.join(top, name)
+                with open(path) as f:
+                    tree = ast.parse(f.read(), path)
+                names = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module]
+                names += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+                yield path, [n for n in names if n.split(".")[0] == "workflows"]
+
+
+def wing_of(module):
+    """The wing a workflows.* module is in, or None for the package's root."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 else None
+
+
+def test_the_package_docstring_lists_every_wing():
+    folders = {d for d in os.listdir(PACKAGE) if os.path.isfile(os.path.join(PACKAGE, d, "__init__.py"))}
+    assert sorted(WINGS) == sorted(folders)
+
+
+def test_wings_import_only_the_root_and_the_wings_before_them():
+    wrong = []
+    for wing in WINGS:
+        allowed = set(WINGS[:WINGS.index(wing) + 1]) | {None}
+        for path, imported in modules(os.path.join(PACKAGE, wing)):
+            wrong += [(os.path.relpath(path, REPO), m) for m in imported if wing_of(m) not in allowed]
+    for name in os.listdir(PACKAGE):
+        if name.endswith(".py"):
+            with open(os.path.join(PACKAGE, name)) as f:
+                wrong += [(name, line) for line in f if re.match(r"(from|import) workflows\.\w+\.", line)]
+    assert not wrong, f"imports against the order of workflows/__init__.py: {wrong}"
+
+
+def test_every_script_is_a_shim_named_after_its_rule():
+    scripts = {}
+    for name in os.listdir(os.path.join(PACKAGE, "rules")):
+        with open(os.path.join(PACKAGE, "rules", name)) as f:
+            text = f.read()
+        for rule, body in re.findall(r"^rule (\w+):\n((?:    .*\n|\n)+)", text, re.M):
+            m = re.search(r"^    script:\n\s+\"([^\"]+)\"", body, re.M)
+            if m:
+                scripts[rule] = os.path.normpath(os.path.join(PACKAGE, "rules", m.group(1)))
+    assert scripts, "no rule has a script:"
+    for rule, path in scripts.items():
+        assert path == os.path.join(PACKAGE, "scripts", f"{rule}.py"), f"rule {rule}'s script is {path}"
+        with open(path) as f:
+            code = [line for line in f.read().split('"""')[-1].splitlines() if line.strip()]
+        assert len(code) == 2 and code[0].startswith("from workflows.") and code[1].startswith("main(snakemake)"), \
+            f"{path} is more than a shim: {code}"
+    assert sorted(os.listdir(os.path.join(PACKAGE, "scripts"))) == sorted(f"{r}.py" for r in scripts)
+
+
+def test_no_python_file_edits_sys_path():
+    files = subprocess.run(["git", "ls-files", "*.py"], cwd=REPO, capture_output=True, text=True,
+                           check=True).stdout.split()
+    edit = re.compile(r"sys\.path\.(insert|append|extend)|sys\.path\s*[+]?=")
+    edits = []
+    for name in files:
+        with open(os.path.join(REPO, name)) as f:
+            edits += [f"{name}: {line.strip()}" for line in f if edit.search(line)]
+    assert not edits, edits
