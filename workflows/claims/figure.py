@@ -6,9 +6,7 @@ figure where the paper reports one. With several files per rank, against the tot
 import json
 import math
 
-from matplotlib.ticker import FuncFormatter
-
-from workflows.figures.style import plt, save
+from workflows.figures.style import NO_LABELS, RATIO_LABELS, plt, save
 
 COLORS = {"held": "#2a9d4b", "failed": "#c0392b", "not tested": "#777777"}
 
@@ -47,15 +45,15 @@ def panel(ax, r):
     if several_n:
         ax.set_xscale("log")
         ax.set_xticks(xs, [f"{x:,}" for x in xs], fontsize=7, rotation=30)
-        ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+        ax.xaxis.set_minor_formatter(NO_LABELS)
         ax.set_xlabel("total files (client ranks x files per rank)")
     else:
         ax.set_xticks(xs)
         ax.set_xlabel("client ranks")
     of, over = r["of"], r["over"]
     ax.set_ylabel(f"{of['system']} / {over['system']}\n{r['metric']}", fontsize=8)
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}x"))
-    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+    ax.yaxis.set_major_formatter(RATIO_LABELS)
+    ax.yaxis.set_minor_formatter(NO_LABELS)
 
 
 def main(sm):

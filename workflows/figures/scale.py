@@ -5,9 +5,7 @@ compaction, each system's lstats. Writes the points it draws to scale_throughput
 the figure. The scale profile (config/profiles/scale.yaml) sweeps files_per_rank for it."""
 import csv
 
-from matplotlib.ticker import FuncFormatter
-
-from workflows.figures.style import log_axis, median_with_range, outside_legend, plt, save
+from workflows.figures.style import NO_LABELS, log_axis, median_with_range, outside_legend, plt, save
 from workflows.registry import PHASES, SYSTEMS
 from workflows.results.summary import load, median_range, select
 
@@ -44,7 +42,7 @@ def draw(pts, pdf, png):
     ax.set_xscale("log")
     totals = sorted({p["total_files"] for p in pts})
     ax.set_xticks(totals, [f"{t:,}" for t in totals], fontsize=8, rotation=30, ha="right")
-    ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+    ax.xaxis.set_minor_formatter(NO_LABELS)
     ax.set_xlabel("total files (client ranks x files per rank)")
     ax.set_ylabel("throughput (Mop/s)")
     ax.set_title("Throughput as the work grows: median, range, repetitions")

@@ -1,7 +1,7 @@
 """The one style of every figure (rules figures, scale_figure, claims_figure, floor,
 mdworkbench_figure, projection): matplotlib without a display and its settings, saving in
-both formats, a log axis with plain numbers, the median with its range and every
-repetition, and a legend outside the axes. Each system's colour and marker are the
+both formats, tick labels (plain numbers, ratios, none), a log axis with plain numbers, the
+median with its range and every repetition, and a legend outside the axes. Each system's colour and marker are the
 registry's (SYSTEMS, MDWB_COLORS)."""
 import matplotlib
 
@@ -14,7 +14,9 @@ from workflows.results.summary import median_range  # noqa: E402
 plt.rcParams.update({"font.size": 10, "axes.grid": True, "grid.alpha": 0.3, "figure.dpi": 100,
                      "savefig.bbox": "tight", "axes.spines.top": False, "axes.spines.right": False})
 
-PLAIN_NUMBERS = FuncFormatter(lambda v, _: f"{v:g}")
+PLAIN_NUMBERS = FuncFormatter(lambda v, _: f"{v:g}")  # tick labels: 0.5, 2, 100
+RATIO_LABELS = FuncFormatter(lambda v, _: f"{v:g}x")  # 0.5x, 2x, 100x
+NO_LABELS = FuncFormatter(lambda v, _: "")
 
 
 def save(fig, pdf, png):

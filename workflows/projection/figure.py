@@ -2,9 +2,7 @@
 configuration beside the run-to-run range of the measurement, (b) each design's projected
 throughput against client nodes, (c) the projected DeltaFS / IndexFS ratios beside the
 paper's published ones (paper/claims.yaml's paper_value). Labelled as a model throughout."""
-from matplotlib.ticker import FuncFormatter
-
-from workflows.figures.style import plt, save
+from workflows.figures.style import PLAIN_NUMBERS, RATIO_LABELS, plt, save
 from workflows.registry import SYSTEMS
 
 LINES = {"insert": "-", "compaction": "--", "lstat": ":"}
@@ -12,7 +10,6 @@ MARKERS = {"insert": "o", "compaction": "s", "lstat": "^"}
 RATIOS = {"insert": ("DeltaFS / IndexFS insert", "-"),
           "insert_and_compaction": ("DeltaFS write + compaction / IndexFS insert", "--"),
           "cpu_per_create": ("IndexFS / DeltaFS CPU per create", ":")}
-PLAIN = FuncFormatter(lambda v, _: f"{v:g}")
 
 
 def errors(ax, points):
@@ -47,7 +44,7 @@ def throughputs(ax, projected, p):
                     fillstyle="full" if r["largest_regime"] else "none")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.xaxis.set_major_formatter(PLAIN)
+    ax.xaxis.set_major_formatter(PLAIN_NUMBERS)
     ax.set_xlabel(f"client nodes N ({p['ranks_per_node']} ranks, {p['cores_per_node']} cores each; "
                   f"{p['server_nodes']} server nodes)")
     ax.set_ylabel("model: Mop/s")
@@ -71,8 +68,8 @@ def ratio_panel(ax, ratio_rows, paper, p):
                 label=f"paper (published): {c['id']} {c['paper_value']:g}x")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.xaxis.set_major_formatter(PLAIN)
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}x"))
+    ax.xaxis.set_major_formatter(PLAIN_NUMBERS)
+    ax.yaxis.set_major_formatter(RATIO_LABELS)
     ax.set_xlabel("client nodes N")
     ax.set_title(f"(c) model: DeltaFS vs IndexFS, and the paper's ratios\n(marked at {p['paper_nodes']} client nodes)",
                  fontsize=8)
