@@ -48,16 +48,31 @@ def ceph_daemons(workdir):
             if os.path.basename(args.split()[0]) in ("ceph-mon", "ceph-osd")]
 
 
+def _sigint_as_a_terminal_has_it():
+    """In the child before snakemake starts: SIGINT's default action, whatever the test
+    command was started with (a shell's `cmd &` hands SIGINT on ignored, and an ignored
+    SIGINT would reach snakemake and its jobs as ignored too)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupt_during_client(wf, overrides, whole_group, while_running=None):
     """Starts snakemake, waits for a client job, calls `while_running` (checks on the live
     run), then sends SIGINT: to snakemake alone, or as a terminal's Ctrl-C does, to its whole
-    process group. Fails unless snakemake then exits non-zero and no process of the run is left."""
-    proc = subprocess.Popen(wf.command(overrides=overrides), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            process_group=0 if whole_group else None)
+    process group. Fails unless snakemake then exits non-zero and no process of the run is
+    left; a failure shows the end of what snakemake printed."""
+    log_path = os.path.join(wf.workdir, "interrupted-run.log")
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(wf.command(overrides=overrides), stdout=log, stderr=subprocess.STDOUT,
+                                process_group=0 if whole_group else None, preexec_fn=_sigint_as_a_terminal_has_it)
+
+    def printed():
+        with open(log_path) as f:
+            return "snakemake printed (end):\n" + f.read()[-3000:]
+
     try:
         deadline = time.monotonic() + 120
         while not any("deltameta_client" in args for _, args in deltameta_processes(wf.workdir)):
-            assert proc.poll() is None and time.monotonic() < deadline, "the client job never started"
+            assert proc.poll() is None and time.monotonic() < deadline, "the client job never started; " + printed()
             time.sleep(0.2)
         if while_running:
             while_running()
@@ -65,7 +80,7 @@ def interrupt_during_client(wf, overrides, whole_group, while_running=None):
             os.killpg(proc.pid, signal.SIGINT)
         else:
             proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=120) != 0
+        assert proc.wait(timeout=120) != 0, "snakemake went on after SIGINT; " + printed()
         deadline = time.monotonic() + 30
         while deltameta_processes(wf.workdir) and time.monotonic() < deadline:
             time.sleep(0.2)
