@@ -33,7 +33,7 @@
 #include <asio/local/stream_protocol.hpp>
 #include <asio/signal_set.hpp>
 
-#include "rpc/frame_handler.h"
+#include "format/frame_handler.h"
 
 namespace deltameta {
 

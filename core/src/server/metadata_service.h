@@ -16,7 +16,7 @@
 #include <string>
 
 #include "deltameta/store.h"
-#include "rpc/frame_handler.h"
+#include "format/frame_handler.h"
 
 namespace deltameta {
 

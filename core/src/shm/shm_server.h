@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "rpc/frame_handler.h"
+#include "format/frame_handler.h"
 #include "shm/shm_channel.h"
 
 namespace deltameta {
