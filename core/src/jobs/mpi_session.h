@@ -34,8 +34,6 @@ class MpiSession {
 
   int rank() const { return rank_; }
   int size() const { return size_; }
-  // True when this job's transports are shared memory alone (set by this session or the user).
-  bool shared_memory_only() const { return shared_memory_only_; }
 
   // Collective: waits (quietly) until every rank got here, then ends MPI. Returns
   // `exit_code` after MPI_Finalize, or exits the process with it (see the top of this file).
@@ -43,6 +41,8 @@ class MpiSession {
 
  private:
   int rank_ = 0, size_ = 1;
+  // True when this job's transports are shared memory alone (set by this session or the
+  // user): Finish then ends with MPI_Finalize, which cannot hang over shared memory.
   bool shared_memory_only_ = false;
   bool finished_ = false;
 };

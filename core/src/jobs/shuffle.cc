@@ -46,7 +46,6 @@ void Pack(EntrySource* source, size_t batch_bytes, Outbox* box, ShuffleStats* st
     box->counts[3 * p] = box->byte_counts[p];
     box->counts[3 * p + 1] = box->entries[p];
     box->counts[3 * p + 2] = exhausted;
-    stats->bytes_sent += static_cast<uint64_t>(box->byte_counts[p]);
   }
 }
 
@@ -84,7 +83,6 @@ void ShuffleEntries(MPI_Comm comm, size_t batch_bytes, EntrySource* source,
     // Pack the next round while this one travels.
     if (!all_exhausted) Pack(source, batch_bytes, &boxes[1 - cur], stats);
     QuietWait(&req);
-    stats->rounds++;
     sink(std::move(inbox));
     if (all_exhausted) break;
     cur = 1 - cur;

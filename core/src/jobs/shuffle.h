@@ -17,8 +17,6 @@ namespace deltameta {
 struct ShuffleStats {
   uint64_t entries_sent = 0;
   uint64_t entries_received = 0;
-  uint64_t bytes_sent = 0;
-  uint64_t rounds = 0;
 };
 
 // Collective over `comm`: drains `source` and passes `sink` every round's entries that
