@@ -8,8 +8,8 @@
 #   scripts/ceph-cluster.sh osd-start DIR           the OSD again, once it is active
 # `start` prints the lines to reach it (CEPH_CONF=..., pool) and writes them to DIR/env.
 # The in-memory OSD keeps its data across osd-stop/osd-start only if it saves it on a
-# graceful stop, which Ceph's fast shutdown skips (osd_fast_shutdown=false: core/README.md,
-# "Storage").
+# graceful stop, which Ceph's fast shutdown skips (osd_fast_shutdown=false:
+# core/doc/storage.md).
 set -euo pipefail
 
 die() { echo "ceph-cluster: $*" >&2; exit 1; }

@@ -3,7 +3,7 @@
 parallel compaction -> read) on the deltameta tools and prints one table: phase, Mop/s,
 micros/op, ops, errors. Exits 1 if any job fails or any phase reports an error.
 With --storage-root rados://POOL/PREFIX every store lives in Ceph RADOS instead (removed
-afterwards), which gives the RADOS-vs-local comparison in core/README.md."""
+afterwards), which gives the RADOS-vs-local comparison in results/measurements/2026-11.md."""
 import argparse
 import json
 import os

@@ -18,7 +18,7 @@ constexpr char kUsage[] =
     "usage: deltameta_storage ls URI              print the names directly below URI, one per line\n"
     "       deltameta_storage rm [--dry-run] URI  remove the store tree at URI (nothing if missing)\n"
     "URI is a local directory or rados://POOL/PREFIX; RADOS settings come from CEPH_CONF and\n"
-    "DELTAMETA_RADOS_* (see core/README.md, \"Storage\"). rm removes only what deltameta made:\n"
+    "DELTAMETA_RADOS_* (see core/doc/storage.md). rm removes only what deltameta made:\n"
     "a store or table directory (RocksDB files and DELTAMETA-LAYOUT only) or a root of such\n"
     "directories named r0, r1, ...; never /, the working directory or above, or the home\n"
     "directory. It prints what it removed (--dry-run: would remove).\n";

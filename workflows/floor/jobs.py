@@ -7,8 +7,8 @@ Sizes (core/README.md, "Store settings"; DELTAFS_Db_* keys of `store_settings` o
 the defaults): table files of `table_size` written in `block_size` requests, the write-ahead
 log appended `write_ahead_log_buffer` bytes at a time into files of about one memtable
 (`memtable_size`), lookups reading one `block_size` block, compactions reading whole table
-files. On RADOS a file is striped over objects of DELTAMETA_RADOS_CHUNK_BYTES (core/README.md,
-"Storage"), so each fio file is one object of at most that size."""
+files. On RADOS a file is striped over objects of DELTAMETA_RADOS_CHUNK_BYTES
+(core/doc/storage.md), so each fio file is one object of at most that size."""
 import math
 from typing import NamedTuple
 

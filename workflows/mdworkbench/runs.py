@@ -1,5 +1,5 @@
 """Reads and checks the MD-Workbench runs' results (rule mdworkbench: one JSON Lines file per
-run, one document per phase, core/README.md "MD-Workbench"). A run's coordinates come from
+run, one document per phase, core/doc/mdworkbench.md). A run's coordinates come from
 its path (registry.py MDWORKBENCH); from them follows what every phase must have done:
   precreate  creates ranks x data sets x precreated objects
   benchmark  ranks x iterations x data sets x objects per set objects, each a stat, a read

@@ -53,8 +53,7 @@ struct StoreOptions {
   // write-ahead log before it reaches the file (a store thread writes the buffer out at
   // this interval; 0: only when the buffer fills, as the seed guide's prototype), and
   // whether every write is synced to the device before it returns (the buffer is then
-  // not used). Servers set them from --wal_flush_ms and --wal_sync (core/README.md,
-  // "Failures").
+  // not used). Servers set them from --wal_flush_ms and --wal_sync (core/doc/failures.md).
   int64_t wal_flush_ms = 0;
   bool wal_sync = false;
   // Not an environment setting: the free space (bytes) a writable local store keeps for

@@ -20,7 +20,7 @@ nlohmann::json LatencyJson(const Histogram& latency_ns);
 // BuildInfoJson() plus the MPI library's version ("mpi").
 nlohmann::json JobBuildInfoJson();
 
-// The phase's JSON document (schema in core/README.md, "Result JSON").
+// The phase's JSON document (schema in core/doc/formats.md, "Result JSON").
 nlohmann::json PhaseJson(const std::string& tool, const std::string& phase, const JobPhase& job,
                          const nlohmann::json& parameters, bool with_latency);
 

@@ -1,5 +1,5 @@
 // The peak memory of this process, as the tools report it in their phase documents
-// ("peak_resident_kib", core/README.md "Result JSON"): how much of it stays bounded by the
+// ("peak_resident_kib", core/doc/formats.md "Result JSON"): how much of it stays bounded by the
 // store settings whatever --n is what the scale tests check (integration/test_bounded_memory.py).
 #pragma once
 

@@ -2,7 +2,7 @@
 # has less free space than it keeps for a clean close, exits cleanly and keeps every
 # create it acknowledged; the DeltaFS writer, the bulk-insertion client and the compactor
 # stop with a one-line "No space left on device" error and a non-zero exit, never an abort
-# (core/README.md, "Failures"). Each case runs on a small tmpfs of its own.
+# (core/doc/failures.md). Each case runs on a small tmpfs of its own.
 import os
 import subprocess
 import unittest

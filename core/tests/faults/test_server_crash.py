@@ -1,6 +1,6 @@
 # Crash of an IndexFS server (kill -9) during and after inserts: every create the server
 # acknowledged more than its --wal_flush_ms ago must be in its store after a restart, and
-# with --wal_sync=1 every acknowledged create, however recent (core/README.md, "Failures").
+# with --wal_sync=1 every acknowledged create, however recent (core/doc/failures.md).
 import os
 import random
 import signal

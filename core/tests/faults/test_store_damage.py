@@ -1,7 +1,7 @@
 # Damaged stores: bytes changed in the middle of a write-ahead log, a damaged table block,
 # a truncated MANIFEST, a damaged origin store under the compactor. Each must be reported
 # with the damaged file's name, never served as if nothing happened, never miscounted and
-# never taken for an empty store (core/README.md, "Failures").
+# never taken for an empty store (core/doc/failures.md).
 import glob
 import os
 import unittest

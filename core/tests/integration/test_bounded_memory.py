@@ -1,4 +1,4 @@
-# Memory bounded by the store settings, not by the number of files (core/README.md, "Scale"):
+# Memory bounded by the store settings, not by the number of files (core/doc/measurements.md, "Scale"):
 # the bulk-insertion client (table_size), the DeltaFS writer (memtable_size) and the
 # compactor (table_size), each run at N_SMALL and at N_LARGE files per rank with settings
 # small enough that N_SMALL already fills them (a 1 MiB table_size; a 2 MiB memtable_size,

@@ -1,4 +1,4 @@
-# Who may talk to a server: only a peer that presents the job's secret (core/README.md,
+# Who may talk to a server: only a peer that presents the job's secret (core/doc/formats.md,
 # "Wire format"). A client without the secret file, or with another secret, fails with one
 # line and changes nothing; a raw connection that starts with a request instead of a hello
 # is dropped; a server refuses a secret file others may read; and a secret file of its own

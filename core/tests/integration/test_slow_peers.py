@@ -2,7 +2,7 @@
 # within the frame timeout, an idle connection is closed after the idle timeout, frames
 # that announce 1 MiB and send a few bytes do not make the server reserve 1 MiB each, and
 # all connections together buffer no more than --conn_buffer_mb. Each time the server keeps
-# serving real clients (core/README.md, "Failures").
+# serving real clients (core/doc/failures.md).
 import select
 import socket
 import struct
