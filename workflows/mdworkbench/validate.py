@@ -2,10 +2,10 @@
 with the object and op counts its parameters imply and no verification error
 (mdworkbench/runs.py says what each phase must show). Writes results/<name>/mdworkbench/
 validation.json; fails the workflow listing every problem."""
-import json
 import sys
 
 from workflows.mdworkbench.runs import problems, read
+from workflows.results.validate import write_report
 
 
 def main(sm):
@@ -18,9 +18,4 @@ def main(sm):
         phases += len(docs)
         found += problems(path, docs)
     report = {"runs_checked": len(sm.input), "phases_checked": phases, "ok": not found, "problems": found}
-    with open(sm.log[0], "w") as log:
-        json.dump(report, log, indent=1)
-    if found:
-        sys.exit("mdworkbench_validate: " + "; ".join(found))
-    with open(sm.output[0], "w") as f:
-        json.dump(report, f, indent=1)
+    write_report(sm, report, "mdworkbench_validate")

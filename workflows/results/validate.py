@@ -37,9 +37,15 @@ def main(sm):
     per_n = {n: sum(run[4] == n for run in runs) for n in sorted({run[4] for run in runs})}
     report = {"phases_checked": len(all_rows), "runs_checked": len(runs), "runs_per_files_per_rank": per_n,
               "ok": not problems, "problems": problems}
+    write_report(sm, report, "validate")
+
+
+def write_report(sm, report, rule):
+    """The report into the rule's log; then, if it lists problems, the workflow fails
+    naming them all, else the report becomes the rule's output."""
     with open(sm.log[0], "w") as log:
         json.dump(report, log, indent=1)
-    if problems:
-        sys.exit("validate: " + "; ".join(problems))
+    if report["problems"]:
+        sys.exit(f"{rule}: " + "; ".join(report["problems"]))
     with open(sm.output[0], "w") as f:
         json.dump(report, f, indent=1)
