@@ -4,6 +4,8 @@ workflow runs (registry.py) and how a rejected configuration is said (config_err
 Each wing owns one feature; a wing imports the root and the wings listed before it, never
 one listed after it:
 
+  environment/  the machine probed (CPUs' use, file systems, /dev/shm), the claims' conditions
+                on it, and the pre-flight that checks them when the workflow starts
   launch/       what the runs stand on: the core's tools, RADOS stores, Slurm attempts
   results/      the runs' results: validated, aggregated, summarised, tabled, documented
   figures/      the shared figure style and the summary's figures
