@@ -36,6 +36,7 @@ report: "workflows/report/workflow.rst"
 
 include: "workflows/rules/common.smk"
 include: "workflows/rules/storage.smk"
+include: "workflows/rules/preflight.smk"
 include: "workflows/rules/runs.smk"
 include: "workflows/rules/build.smk"
 include: "workflows/rules/indexfs.smk"
@@ -55,9 +56,12 @@ if OUT_FILE:
         f.write(f"{OUT}\n")
 
 
-# With storage: rados, the throw-away cluster lives from before the first job to after the
-# last, and markers of stores that are gone are removed (workflows/launch/rados_stores.py).
+# First the pre-flight (workflows/rules/preflight.smk): the machine and its file systems,
+# checked against the claims' conditions. With storage: rados, the throw-away cluster lives
+# from before the first job to after the last, and markers of stores that are gone are
+# removed (workflows/launch/rados_stores.py).
 onstart:
+    preflight_or_stop()
     if RADOS_STORES:
         RADOS_STORES.before_first_job()
 

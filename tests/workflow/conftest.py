@@ -1,8 +1,8 @@
 """Shared fixtures of the workflow tests: a Snakemake runner in a scratch working
-directory, and finished smoke runs (stores on posix and on RADOS) that several tests
-inspect. The posix smoke run works in a git repository holding the project's tracked
-outputs (.gitignore, paper/, results/reference/) and another profile's results, so that
-tests can check it changed none of them."""
+directory, a mount namespace to mount file systems in, and finished smoke runs (stores on
+posix and on RADOS) that several tests inspect. The posix smoke run works in a git
+repository holding the project's tracked outputs (.gitignore, paper/, results/reference/)
+and another profile's results, so that tests can check it changed none of them."""
 import hashlib
 import json
 import os
@@ -142,6 +142,19 @@ def digests(root):
             with open(path, "rb") as f:
                 out[os.path.relpath(path, root)] = hashlib.sha256(f.read()).hexdigest()
     return out
+
+
+def mount_namespace():
+    """unshare's options for a mount namespace of this process's own (as root; otherwise in a
+    user namespace), or pytest.skip naming why there is none."""
+    if not shutil.which("unshare"):
+        pytest.skip("unshare (util-linux) is not installed")
+    options = ["--mount"] if os.geteuid() == 0 else ["--map-root-user", "--mount"]
+    res = subprocess.run(["unshare", *options, "true"], capture_output=True, text=True)
+    if res.returncode != 0:
+        pytest.skip(f"no mount namespace to mount a tmpfs and an overlay in: unshare {' '.join(options)}: "
+                    f"{res.stderr.strip()}")
+    return options
 
 
 @pytest.fixture(scope="session")

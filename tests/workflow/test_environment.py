@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import REPO
+from conftest import REPO, mount_namespace
 
 from workflows.environment import conditions, cpu, mounts, preflight, shm
 
@@ -167,19 +167,6 @@ def test_this_machines_dev_shm_is_a_tmpfs():
     assert mounts.file_system("/dev/shm")["kind"] == mounts.TMPFS
     found = shm.dev_shm()
     assert 0 < found["free_bytes"] <= found["size_bytes"]
-
-
-def mount_namespace():
-    """unshare's options for a mount namespace of this process's own (as root; otherwise in a
-    user namespace), or pytest.skip naming why there is none."""
-    if not shutil.which("unshare"):
-        pytest.skip("unshare (util-linux) is not installed")
-    options = ["--mount"] if os.geteuid() == 0 else ["--map-root-user", "--mount"]
-    res = subprocess.run(["unshare", *options, "true"], capture_output=True, text=True)
-    if res.returncode != 0:
-        pytest.skip(f"no mount namespace to mount a tmpfs and an overlay in: unshare {' '.join(options)}: "
-                    f"{res.stderr.strip()}")
-    return options
 
 
 def test_a_real_tmpfs_and_overlay_are_classified_and_the_overlay_named(tmp_path):

@@ -39,6 +39,7 @@ def check_validation_and_provenance(wf, storage):
     assert p["config"]["storage"] == p["storage"]["backend"] == storage
     assert p["tools"]["bin_dir"].endswith("build/core")
     assert p["python_packages"]["snakemake"].startswith("9.")
+    assert p["preflight"]["cores"]["given"] == 2 and "results/runs/" in p["preflight"]["stores"]
     return p
 
 

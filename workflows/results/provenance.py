@@ -1,7 +1,7 @@
 """Rule provenance: what produced these results (configuration, git
 revision, tool and library versions, storage, host, the image when run in the deltameta
-image, the host of every rank of every phase and, under Slurm, the job that ran it) in
-results/provenance.json."""
+image, the host of every rank of every phase and, under Slurm, the job that ran it, and
+the pre-flight's findings on the machine) in results/provenance.json."""
 import json
 import os
 import platform
@@ -32,6 +32,7 @@ def main(sm):
         "python_packages": packages,
         "host": {"hostname": platform.node(), "kernel": platform.release(), "machine": platform.machine()},
         "placement": placement(sm.input.runs),
+        "preflight": preflight(sm.params.preflight),
         "note": "every phase result in results/runs/ also carries its binary's build and host info",
     }
     with open(sm.output[0], "w") as f:
@@ -63,6 +64,16 @@ def placement(run_files):
                         {"rank_hosts": where.get("rank_hosts", []), "server_addresses": d.get("server_addresses", [])},
                         **({"slurm": d["slurm"]} if d.get("slurm") else {}))
     return out
+
+
+def preflight(path):
+    """The pre-flight's findings (workflows/environment/preflight.py) of the invocation that
+    writes provenance.json (which need not be the one that made every run), or None when it
+    did not run (snakemake --no-hooks)."""
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
 
 
 def storage(info):

@@ -47,6 +47,7 @@ rule provenance:
         config=config,
         repo=REPO,
         storage=storage_provenance(),
+        preflight=PREFLIGHT_FILE,
     message:
         "Recording provenance: configuration, revision, versions, host"
     script:
