@@ -16,7 +16,8 @@ def preflight_paths():
     """{label: path} of every folder this configuration keeps data in on a file system: its
     results, the runs' work folders and (posix) stores, the storage floor's scratch and the
     throw-away Ceph cluster's folder."""
-    paths = {f"{OUT}/": OUT, "results/runs/": "results/runs"}  # FLOOR_DIR: floor.smk
+    paths = {f"{OUT}/": OUT, "results/runs/": "results/runs"}
+    # FLOOR_DIR is floor.smk's, included after this file: read when the pre-flight runs
     if STORAGE == "posix":
         paths[f"{FLOOR_DIR}/"] = FLOOR_DIR
     if THROWAWAY_CLUSTER:
