@@ -77,6 +77,22 @@ def test_tolerance_and_within():
                                                          for x in (1, 2)]  # 10x to 40x: neither 50x nor 7x
 
 
+def test_a_median_near_its_bound_shows_on_which_side_it_falls():
+    # 0.33287x against "within 3x of 1x" (from 0.33333x): usual rounding would read 0.33x beside 0.33x
+    near = rows({("indexfs", "insert", 1): [3.0], ("indexfs-bulk", "insert", 1): [0.99861]})
+    result = check({"claims": [claim(relation="within", bound=1, tolerance=3)]}, near, SYSTEMS)
+    r = result["claims"][0]
+    assert r["status"] == "failed" and r["digits"] == 4
+    assert r["expected"] == "0.3333x to 3.000x (within 3x of 1x)"
+    text = table(result, "x.csv")
+    assert "| median 0.3329x at 1 client ranks" in text and "| c | 1 | 0.3329x |" in text, text
+    # Far from its bounds a median keeps the usual rounding
+    far = check({"claims": [claim(bound=5)]}, RESULTS, SYSTEMS)["claims"][0]
+    assert far["digits"] is None and far["expected"] == ">= 5x"
+    assert "median 7.0x to 50x" in table({"counts": {"held": 1, "failed": 0, "not tested": 0},
+                                          "claims": [far]}, "x.csv")
+
+
 def test_claim_of_a_design_not_configured_is_not_tested():
     r = check({"claims": [claim(of={"system": "deltafs", "phases": ["insert"]})]}, RESULTS, SYSTEMS)["claims"][0]
     assert r["status"] == "not tested" and "deltafs" in r["reason"]

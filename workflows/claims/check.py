@@ -80,9 +80,14 @@ def accepted(claim):
     return {">=": (b / t, math.inf), "<=": (0.0, b * t), "within": (b / t, b * t)}[claim["relation"]]
 
 
-def fmt(x):
+def fmt(x, digits=None):
+    """`x` for a reader: no decimal from 10, one below, two significant digits below 1; with
+    `digits` (digits_beside), that many significant digits, so that a value near a bound
+    shows on which side of it it falls."""
     if x == math.inf:
         return "inf"
+    if digits:
+        return f"{x:.{max(digits - 1 - math.floor(math.log10(abs(x))), 0) if x else digits - 1}f}"
     if x >= 10:
         return f"{x:.0f}"
     if x >= 1:
@@ -90,16 +95,31 @@ def fmt(x):
     return f"{x:.2g}"
 
 
-def expected_text(claim):
-    """The relation as stated and, with a tolerance, the interval it accepts."""
+def digits_beside(values, bounds, most=6):
+    """None where fmt's usual rounding already shows every value on its side of every finite
+    bound; else the fewest significant digits that do (0.33287 beside 0.33333 reads 0.3329
+    and 0.3333, not 0.33 and 0.33)."""
+    def sides_kept(digits):
+        shown = lambda x: float(fmt(x, digits))  # noqa: E731
+        return all((v > b) == (shown(v) > shown(b)) and (v < b) == (shown(v) < shown(b))
+                   for v in values for b in bounds if b is not None and math.isfinite(b) and b > 0)
+    if sides_kept(None):
+        return None
+    return next((d for d in range(3, most + 1) if sides_kept(d)), most)
+
+
+def expected_text(claim, digits=None):
+    """The relation as stated and, with a tolerance, the interval it accepts (bounds shown
+    with `digits`, see fmt)."""
     low, high = accepted(claim)
     b, t = f"{float(claim['bound']):g}", float(claim["tolerance"])
     if claim["relation"] == "within":
-        return f"{fmt(low)}x to {fmt(high)}x (within {t:g}x of {b}x)"
+        return f"{fmt(low, digits)}x to {fmt(high, digits)}x (within {t:g}x of {b}x)"
     stated = f"{claim['relation']} {b}x"
     if t == 1:
         return stated
-    return f"{stated} (tolerance {t:g}x: {claim['relation']} {fmt(low if claim['relation'] == '>=' else high)}x)"
+    edge = low if claim["relation"] == ">=" else high
+    return f"{stated} (tolerance {t:g}x: {claim['relation']} {fmt(edge, digits)}x)"
 
 
 def _number(row, column, what):
@@ -168,6 +188,9 @@ def check_claim(claim, rows, systems):
             "held": low <= median <= high})
     pts = out["per_client_ranks"]
     held = all(p["held"] for p in pts)
+    # A median near the accepted interval's edge is shown with the digits that tell its side.
+    out["digits"] = digits_beside([p["median"] for p in pts], [low, high])
+    out["expected"] = expected_text(claim, out["digits"])
     out.update(status="held" if held else "failed", held=held,
                measured={"median_low": min(p["median"] for p in pts), "median_high": max(p["median"] for p in pts),
                          "min": min(p["min"] for p in pts), "max": max(p["max"] for p in pts)},
@@ -202,9 +225,9 @@ def where(points, name_n):
 def measured_text(r, name_n=False):
     if r["status"] == "not tested":
         return "not tested: " + r["reason"]
-    m = r["measured"]
-    med = (f"{fmt(m['median_low'])}x" if fmt(m["median_low"]) == fmt(m["median_high"])
-           else f"{fmt(m['median_low'])}x to {fmt(m['median_high'])}x")
+    m, d = r["measured"], r.get("digits")
+    med = (f"{fmt(m['median_low'], d)}x" if fmt(m["median_low"], d) == fmt(m["median_high"], d)
+           else f"{fmt(m['median_low'], d)}x to {fmt(m['median_high'], d)}x")
     return f"median {med} at {where(r['per_client_ranks'], name_n)} (range {fmt(m['min'])}x to {fmt(m['max'])}x)"
 
 
@@ -237,6 +260,7 @@ def table(result, source):
     for r in result["claims"]:
         for p in r["per_client_ranks"]:
             n_cell = f" {p['files_per_rank']} |" if name_n else ""
-            lines.append(f"| {r['id']} | {p['client_ranks']} |{n_cell} {fmt(p['median'])}x | {fmt(p['min'])}x to "
+            median = fmt(p["median"], r.get("digits"))
+            lines.append(f"| {r['id']} | {p['client_ranks']} |{n_cell} {median}x | {fmt(p['min'])}x to "
                          f"{fmt(p['max'])}x | {'yes' if p['held'] else '**no**'} |")
     return "\n".join(lines) + "\n"
