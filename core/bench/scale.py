@@ -4,7 +4,7 @@ lstat; run 2 bulk insertion and lstat; run 3 DeltaFS write, parallel compaction 
 at several file counts per client rank (--n, default 50,000, 200,000 and 1,000,000), on our
 tools and, with --original DIR, on the original prototype's binaries at the same n,
 alternating which system goes first. Our runs are runs.py's (the workflow's command lines,
-every lstat verified); the original's are side_by_side.py's (the guide's command lines).
+every lstat verified); the original's are guide.py's (the guide's command lines).
 
 It prints three tables. Throughput: per phase and n, the median Mop/s over --repeat
 repetitions (range), the original's, ours/original, ours against the smallest n, and the
@@ -34,6 +34,7 @@ import tempfile
 import threading
 import time
 
+import guide
 import runs
 import side_by_side
 from mpijobs import JobError, Launcher, process_tree, stop_on_signals
@@ -194,14 +195,14 @@ class Ours:
 
 
 class Original:
-    """The original prototype's binaries through side_by_side.py's guide command lines."""
+    """The original prototype's binaries through guide.py's command lines."""
 
     def __init__(self, bin_dir, a, work, jobs, sampler):
         self.a, self.work, self.jobs, self.bin_dir, self.sampler = a, work, jobs, bin_dir, sampler
 
     def run(self, n):
         a = argparse.Namespace(**dict(vars(self.a), n=n, keep_stores=True))
-        system = side_by_side.System("original", self.bin_dir, a, self.work)
+        system = guide.GuideTools("original", self.bin_dir, a, self.work)
         got, memory, disk = {}, {}, {}
         for run in ("run1", "run2", "run3"):
             self.sampler.begin(run)
@@ -310,7 +311,7 @@ def main():
     p.add_argument("--work", help="directory for the stores (default: a fresh one in /tmp, removed after)")
     p.add_argument("--mpiexec", default=shutil.which("mpirun.mpich") or shutil.which("mpiexec"),
                    help="MPI launcher (default: mpirun.mpich as in the guide, else mpiexec)")
-    p.add_argument("--info-port", type=int, default=side_by_side.GUIDE_INFO_PORT,
+    p.add_argument("--info-port", type=int, default=guide.GUIDE_INFO_PORT,
                    help="the original's servers' info port (default 10086, the guide's)")
     p.add_argument("--timeout", type=int, default=3600, help="seconds allowed per job (default 3600)")
     p.add_argument("--ready-timeout", type=int, default=120, help="seconds for servers to start")
@@ -341,8 +342,8 @@ def main():
     stop_on_signals()
     signal.signal(signal.SIGINT, signal.default_int_handler)
     sampler = MemorySampler()
-    jobs = side_by_side.Jobs(os.path.join(work, "logs"), a.timeout,
-                             [t for names in side_by_side.SYSTEMS.values() for t in names.values()])
+    jobs = guide.Jobs(os.path.join(work, "logs"), a.timeout,
+                      [t for names in guide.TOOL_NAMES.values() for t in names.values()])
     log = open(os.path.join(work, "logs", "runs.log"), "a")
     systems = {"ours": Ours(tools["ours"], a, work, log, sampler)}
     if a.original:

@@ -31,240 +31,20 @@ import argparse
 import json
 import os
 import platform
-import re
 import shutil
 import signal
-import socket
 import statistics
 import sys
 import tempfile
-import threading
 import time
 
-from mpijobs import Job, JobError, Launcher, flags, process_tree, rank_memory_kb, stop_on_signals
-from mpijobs import wait_until
-
-# The guide's settings and flags (seed guide, runs 1-3), shared with the workflow's runs.
-from runs import COMPACTOR_COMPAT_FLAGS as COMPACTOR_FLAGS
-from runs import COMPACTOR_ENV, SERVER_ENV
-from runs import DELTAFS_WRITE_ENV as WRITE_ENV
-
-GUIDE_INFO_PORT = 10086
-MEMORY_SAMPLE_S = 0.05
-JOB_LABELS = {"svr": "servers", "cli": "client", "write": "DeltaFS write", "compact": "compaction",
-              "read": "read client"}
+from guide import GUIDE_INFO_PORT, TOOL_NAMES, GuideTools, Jobs
+from mpijobs import JobError, stop_on_signals
 
 # (phase, goal in Mop/s): the project's performance goals, at 4 client ranks x 50,000 files.
 PHASES = [("run1 insert", 0.07), ("run1 lstat", 0.07), ("run2 bulk insert", 1.0), ("run2 lstat", 0.07),
           ("run3 DeltaFS insert", 1.0), ("run3 compaction", 0.7), ("run3 lstat", 0.06)]
 GOALS = dict(PHASES)
-
-SYSTEMS = {
-    # deltameta_client becomes deltameta_client_store for --bk=1 and --fs_use_local=1.
-    "ours": {"server": "deltameta_server", "client": "deltameta_client", "compactor": "deltameta_compactor",
-             "client_store": "deltameta_client_store"},
-    "original": {"server": "deltafs_bm_svr", "client": "deltafs_bm_cli", "compactor": "parallel_compactor"},
-}
-RESULT = re.compile(r"==(\w+)\s*:\s*([0-9.]+) micros/op,\s*([0-9.]+) Mop/s,\s*([0-9.]+) s,\s*(\d+) ops")
-
-
-class Jobs:
-    """Every mpiexec job the script starts; kill_all() stops whatever is still running.
-    peak_kb[name] is a job's peak memory in KiB, {"resident": the largest resident-set
-    high-water mark (VmHWM) of any one of its ranks, "private": the largest anonymous
-    resident memory (RssAnon: heap, stacks; no code or shared memory) of any one rank seen},
-    sampled every MEMORY_SAMPLE_S while the job runs."""
-
-    def __init__(self, log_dir, timeout, tool_names):
-        self.log_dir, self.timeout, self.running = log_dir, timeout, []
-        self.tool_names, self.peak_kb = set(tool_names), {}
-        self.commands = open(os.path.join(log_dir, "commands.log"), "a")
-        self.done = threading.Event()
-        self.sampler = threading.Thread(target=self.sample_memory, daemon=True)
-        self.sampler.start()
-
-    def sample_memory(self):
-        while not self.done.wait(MEMORY_SAMPLE_S):
-            for job in list(self.running):
-                peak = self.peak_kb.setdefault(job.name, {"resident": 0, "private": 0})
-                for pid in process_tree(job.proc.pid):
-                    for key, kb in rank_memory_kb(pid, self.tool_names).items():
-                        peak[key] = max(kb, peak[key])
-
-    def start(self, launcher, name, ranks, env, tool, tool_flags, cwd):
-        cmd = launcher.command(ranks, tool, flags(**tool_flags), env)
-        self.commands.write(f"[{time.strftime('%H:%M:%S')}] {name}: " + " ".join(cmd) + "\n")
-        self.commands.flush()
-        job = Job(name, cmd, os.path.join(self.log_dir, name + ".out"), os.path.join(self.log_dir, name + ".err"),
-                  cwd=cwd)
-        self.running.append(job)
-        return job
-
-    def finish(self, job, grace=30):
-        """Stops `job` if it still runs (SIGTERM, then SIGKILL) and any rank it left behind."""
-        job.stop(grace, tree=True)
-        if job in self.running:
-            self.running.remove(job)
-
-    def run(self, launcher, name, ranks, env, tool, tool_flags, cwd):
-        """Runs a job to completion within the timeout; returns its stdout."""
-        job = self.start(launcher, name, ranks, env, tool, tool_flags, cwd)
-        try:
-            rc = job.wait(self.timeout)
-            if rc is None:
-                raise JobError(f"{name}: did not finish within {self.timeout} s (stopped; see {job.out_path})")
-        finally:
-            self.finish(job)
-        if rc != 0:
-            raise JobError(f"{name}: exited with code {rc}: {last_line(job.stderr())} (see {job.err_path})")
-        return job.stdout()
-
-    def kill_all(self):
-        for job in list(self.running):
-            self.finish(job, grace=10)
-        self.done.set()
-        self.sampler.join()
-        self.commands.close()
-
-
-def last_line(text):
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[-1] if lines else "no error output"
-
-
-class Servers:
-    """Context manager: a server job started with the guide's command line, awaited by its
-    "Running..." line and stopped with SIGINT (the guide's ^C)."""
-
-    def __init__(self, jobs, launcher, name, ranks, env, flags, cwd, port, ready_timeout, stop_timeout):
-        self.jobs, self.launcher, self.name, self.ranks = jobs, launcher, name, ranks
-        self.env, self.flags, self.cwd, self.port = env, flags, cwd, port
-        self.ready_timeout, self.stop_timeout = ready_timeout, stop_timeout
-
-    def __enter__(self):
-        if port_in_use(self.port):
-            raise JobError(f"{self.name}: port {self.port} on 127.0.0.1 is in use by another program "
-                           f"(pass --info-port with a free port)")
-        self.job = self.jobs.start(self.launcher, self.name, self.ranks, self.env, "server", self.flags, self.cwd)
-        if not wait_until(self.said_running, self.ready_timeout):
-            self.jobs.finish(self.job)
-            raise JobError(f"{self.name}: no Running... within {self.ready_timeout} s (see {self.job.out_path})")
-        return self
-
-    def said_running(self):
-        """Whether the servers printed Running...; fails if they exited first."""
-        if "Running..." in self.job.stdout():
-            return True
-        if not self.job.running():
-            self.jobs.finish(self.job)
-            raise JobError(f"{self.name}: exited with code {self.job.proc.returncode} before printing Running...: "
-                           f"{last_line(self.job.stderr())} (see {self.job.err_path})")
-        return False
-
-    def __exit__(self, exc_type, exc, tb):
-        job = self.job
-        if job.running():
-            job.signal(signal.SIGINT)  # mpiexec passes it on to every rank, like ^C
-            job.wait(self.stop_timeout)
-        still_running = job.running()
-        self.jobs.finish(job)
-        if exc_type is None:
-            if still_running:
-                raise JobError(f"{self.name}: still running {self.stop_timeout} s after SIGINT (killed)")
-            if job.proc.returncode != 0:
-                raise JobError(f"{self.name}: exited with code {job.proc.returncode} after SIGINT: "
-                               f"{last_line(job.stderr())} (see {job.err_path})")
-        return False
-
-
-def port_in_use(port):
-    with socket.socket() as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return True
-    return False
-
-
-def results(text, name, expect):
-    """{phase: {mops, micros_per_op, seconds, ops}} of the '==phase' lines; `expect` maps each
-    phase that must be there to the least number of ops it must report."""
-    found = {}
-    for m in RESULT.finditer(text):
-        micros, mops, seconds, ops = float(m[2]), float(m[3]), float(m[4]), int(m[5])
-        found[m[1]] = {"mops": ops / seconds / 1e6 if seconds > 0 else mops, "printed_mops": mops,
-                       "micros_per_op": micros, "seconds": seconds, "ops": ops}
-    for phase, ops in expect.items():
-        if phase not in found:
-            raise JobError(f"{name}: printed no '=={phase}' result line")
-        if found[phase]["ops"] < ops:
-            raise JobError(f"{name}: '=={phase}' reports {found[phase]['ops']} ops, expected {ops}")
-    return found
-
-
-class System:
-    """One system's tools and store root, running the guide's three runs."""
-
-    def __init__(self, key, bin_dir, a, work):
-        self.key, self.a, self.work = key, a, work
-        self.launcher = Launcher(bin_dir, a.mpiexec, names=SYSTEMS[key])
-        self.uri = f"tcp://127.0.0.1:{a.info_port}"
-        self.port_flags = {} if a.info_port == GUIDE_INFO_PORT else {"info_port": a.info_port}
-
-    def prepare(self, run):
-        """The guide's `mkdir -p /tmp/deltafs/runN; rm -rf /tmp/deltafs/runN/*`."""
-        root = os.path.join(self.work, self.key, run)
-        shutil.rmtree(root, ignore_errors=True)
-        os.makedirs(root)
-        return root
-
-    def servers(self, jobs, name, ranks, env, flags):
-        return Servers(jobs, self.launcher, name, ranks, env, dict(flags, **self.port_flags), self.work,
-                       self.a.info_port, self.a.ready_timeout, self.a.stop_timeout)
-
-    def run(self, jobs, run, prefix):
-        a, total = self.a, self.a.ranks * self.a.n
-        root = self.prepare(run)
-        name = f"{prefix}{self.key}-{run}"
-        server_flags = {"skip_fs_checks": 0, "ports_per_rank": 1, "rpc_threads": 2}
-        if run == "run1":
-            with self.servers(jobs, name + "-svr", a.servers, SERVER_ENV, dict(db=f"{root}/svr", **server_flags)):
-                out = jobs.run(self.launcher, name + "-cli", a.ranks, {}, "client",
-                               {"share_dir": 1, "n": a.n, "read_phases": 1, "info_svr_uri": self.uri,
-                                "skip_fs_checks": 0}, self.work)
-            r = results(out, name + "-cli", {"insert": total, "fstats": total})
-            got = {"run1 insert": r["insert"], "run1 lstat": r["fstats"]}
-        elif run == "run2":
-            with self.servers(jobs, name + "-svr", a.servers, SERVER_ENV, dict(db=f"{root}/svr", **server_flags)):
-                out = jobs.run(self.launcher, name + "-cli", a.ranks, {}, "client",
-                               {"share_dir": 1, "n": a.n, "bk": 1, "db": f"{root}/cli", "read_phases": 1,
-                                "info_svr_uri": self.uri, "skip_fs_checks": 0}, self.work)
-            r = results(out, name + "-cli", {"insert": total, "fstats": total})
-            got = {"run2 bulk insert": r["insert"], "run2 lstat": r["fstats"]}
-        else:
-            out = jobs.run(self.launcher, name + "-write", a.ranks, WRITE_ENV, "client",
-                           {"db": f"{root}/origin", "share_dir": 1, "n": a.n, "read_phases": 0,
-                            "skip_fs_checks": 1, "fs_use_local": 1}, self.work)
-            write = results(out, name + "-write", {"insert": total})
-            out = jobs.run(self.launcher, name + "-compact", a.readers, COMPACTOR_ENV, "compactor",
-                           dict({"src_dir": f"{root}/origin", "dst_dir": f"{root}/compact"}, **COMPACTOR_FLAGS),
-                           self.work)
-            compact = results(out, name + "-compact", {"mapreduce": total})
-            with self.servers(jobs, name + "-svr", a.readers, {},
-                              dict({"use_existing_fs": 1, "db": f"{root}/compact"}, **server_flags)):
-                out = jobs.run(self.launcher, name + "-read", a.ranks, {}, "client",
-                               {"use_existing_fs": 1, "share_dir": 1, "n": a.n, "write_phases": 0,
-                                "read_phases": 1, "info_svr_uri": self.uri, "skip_fs_checks": 0}, self.work)
-            read_ = results(out, name + "-read", {"fstats": total})
-            got = {"run3 DeltaFS insert": write["insert"], "run3 compaction": compact["mapreduce"],
-                   "run3 lstat": read_["fstats"]}
-        if not a.keep_stores:
-            shutil.rmtree(root, ignore_errors=True)
-        jobs_of_run = {"run1": ["svr", "cli"], "run2": ["svr", "cli"], "run3": ["write", "compact", "svr", "read"]}
-        memory = {f"{run} {JOB_LABELS[j]}": jobs.peak_kb.get(f"{name}-{j}", {"resident": 0, "private": 0})
-                  for j in jobs_of_run[run]}
-        return got, memory
 
 
 def loadavg():
@@ -275,7 +55,7 @@ def loadavg():
 def snapshot_tools(key, bin_dir, dest):
     """Copies one system's tools to `dest` (a rebuild during the benchmark cannot mix
     versions); exits 2 with one line if any is missing."""
-    names = SYSTEMS[key].values()
+    names = TOOL_NAMES[key].values()
     missing = [n for n in names if not os.access(os.path.join(bin_dir, n), os.X_OK)]
     if missing:
         flag, hint = ("--bin", "build the core first (scripts/build-core.sh)") if key == "ours" else \
@@ -382,11 +162,11 @@ def main():
         if temp_work:
             shutil.rmtree(work, ignore_errors=True)
         raise
-    systems = {k: System(k, tools[k], a, work) for k in bins}
+    systems = {k: GuideTools(k, tools[k], a, work) for k in bins}
 
     stop_on_signals()  # SIGTERM, and SIGINT even when started with it ignored, stop every job
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    jobs = Jobs(logs, a.timeout, [n for names in SYSTEMS.values() for n in names.values()])
+    jobs = Jobs(logs, a.timeout, [n for names in TOOL_NAMES.values() for n in names.values()])
     values = {k: {ph: [] for ph, _ in PHASES} for k in systems}
     peaks = {k: {} for k in systems}  # job label -> {"resident", "private"} KiB, maxima over repetitions
     reps, failed = [], None
