@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""The workflow's runs of the original DeltaFS prototype (deltafs_bm_svr, deltafs_bm_cli,
+parallel_compactor, built by the workflow's build_original rule): one run or DeltaFS phase
+per call, with the seed guide's command lines (guide.py), written as phase documents (JSON
+Lines) that the workflow reads like runs.py's. The command line mirrors runs.py's for the
+same runs.
+
+What the original reports goes in as printed: per phase its operations and seconds (hence
+throughput and micros/op); failed operations are its clients' "Fail to ..." lines. It prints
+no latency quantiles, per-rank balance or CPU time: those fields are null. The servers
+listen on a free port of this host (--info-port, default: one the kernel picks), since the
+guide's fixed 10086 may be taken by anything else on the machine."""
+import argparse
+import os
+import shutil
+import socket
+import sys
+
+from guide import GuideTools, Jobs, TOOL_NAMES
+from mpijobs import JobError, stop_on_signals
+from runs import write_docs
+
+RUNS = ("indexfs", "indexfs-bulk", "deltafs-write", "deltafs-compact", "deltafs-read")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def document(phase, r, ranks, commit):
+    """A phase document in runs.py's shape, from the original's result line `r`."""
+    return {"phase": phase, "ops": r["ops"], "elapsed_s": r["seconds"],
+            "throughput_mops": r["mops"], "micros_per_op": r["micros_per_op"], "errors": {"total": r["failed"]},
+            "latency_us": None, "cpu_s": {"clients": None, "servers": None},
+            "balance": {"rank_min_s": None, "rank_max_s": None}, "ranks": ranks,
+            "build": {"git_revision": commit[:12], "implementation": "deltafs-proto"}, "placement": {"hosts": 1}}
+
+
+def run(a, tools, jobs):
+    """The phases of run `a.run`: [(phase, result)]."""
+    name = a.run
+    if a.run in ("indexfs", "indexfs-bulk"):
+        root = os.path.join(a.work, "stores")
+        shutil.rmtree(root, ignore_errors=True)
+        os.makedirs(root)
+        got = tools.indexfs(jobs, name, root, bulk=a.run == "indexfs-bulk")
+        if not a.keep_stores:
+            shutil.rmtree(root, ignore_errors=True)
+        return [("insert", got["insert"]), ("lstat", got["lstat"])]
+    if a.run == "deltafs-write":
+        shutil.rmtree(a.origin, ignore_errors=True)
+        return [("insert", tools.deltafs_write(jobs, name, os.path.abspath(a.origin))["insert"])]
+    if a.run == "deltafs-compact":
+        shutil.rmtree(a.compacted, ignore_errors=True)
+        return [("compaction", tools.deltafs_compact(jobs, name, os.path.abspath(a.origin),
+                                                     os.path.abspath(a.compacted))["compaction"])]
+    return [("lstat", tools.deltafs_read(jobs, name, os.path.abspath(a.compacted))["lstat"])]
+
+
+def copy_logs(jobs_dir, log):
+    """Every job's command line and output, appended to the run's log."""
+    for name in sorted(os.listdir(jobs_dir)):
+        with open(os.path.join(jobs_dir, name), errors="replace") as f:
+            log.write(f"==> {name} <==\n{f.read()}\n")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("run", choices=RUNS)
+    p.add_argument("--bin", required=True, help="directory of deltafs_bm_svr, deltafs_bm_cli, parallel_compactor")
+    p.add_argument("--commit", default="unknown", help="the original's commit, recorded in every document")
+    p.add_argument("--ranks", type=int, default=4, help="client ranks")
+    p.add_argument("--servers", type=int, default=2, help="servers (indexfs runs); compactor ranks and read "
+                   "servers (deltafs-compact, deltafs-read)")
+    p.add_argument("--n", type=int, default=50000, help="files per client rank")
+    p.add_argument("--work", required=True, help="directory for this run's stores and job files")
+    p.add_argument("--origin", help="DeltaFS write-phase store root (deltafs-*)")
+    p.add_argument("--compacted", help="compacted store root (deltafs-compact, deltafs-read)")
+    p.add_argument("--out", required=True, help="JSON Lines output")
+    p.add_argument("--log", required=True, help="log of every command and its output")
+    p.add_argument("--mpiexec", default="mpiexec")
+    p.add_argument("--env", action="append", default=[], metavar="DELTAFS_Db_NAME=VALUE",
+                   help="store setting overriding the guide's (repeatable)")
+    p.add_argument("--timeout", type=int, default=3600, help="seconds allowed per job")
+    p.add_argument("--info-port", type=int, default=0, help="servers' info port (default: a free one)")
+    p.add_argument("--keep-stores", action="store_true", help="keep the IndexFS runs' stores")
+    a = p.parse_args()
+    if a.run.startswith("deltafs") and not (a.origin if a.run != "deltafs-read" else a.compacted):
+        p.error(f"{a.run} needs --origin" if a.run != "deltafs-read" else "deltafs-read needs --compacted")
+    if a.run == "deltafs-compact" and not a.compacted:
+        p.error("deltafs-compact needs --compacted")
+    if a.run == "deltafs-compact" and a.servers != a.ranks:
+        p.error(f"deltafs-compact: the original's parallel compactor reads one writer store per rank: give "
+                f"--servers {a.ranks} for the {a.ranks} client ranks that wrote (got --servers {a.servers})")
+    stop_on_signals()
+    a.work = os.path.abspath(a.work)  # the jobs run in it: every path they are given is absolute
+    scale = argparse.Namespace(ranks=a.ranks, n=a.n, servers=a.servers, readers=a.servers,
+                               mpiexec=shutil.which(a.mpiexec) or a.mpiexec, info_port=a.info_port or free_port(),
+                               ready_timeout=min(120, a.timeout), stop_timeout=min(120, a.timeout),
+                               keep_stores=a.keep_stores)
+    jobs_dir = os.path.join(a.work, "jobs")
+    shutil.rmtree(jobs_dir, ignore_errors=True)
+    os.makedirs(jobs_dir)
+    jobs = Jobs(jobs_dir, a.timeout, TOOL_NAMES["original"].values())
+    tools = GuideTools("original", os.path.abspath(a.bin), scale, a.work,
+                       dict(kv.split("=", 1) for kv in a.env))
+    failed = None
+    try:
+        phases = run(a, tools, jobs)
+    except JobError as e:
+        failed = str(e)
+    finally:
+        jobs.kill_all()
+        with open(a.log, "a") as log:
+            copy_logs(jobs_dir, log)
+    if failed:
+        sys.exit(f"original_runs: {failed}")
+    ranks = a.servers if a.run == "deltafs-compact" else a.ranks
+    write_docs(a.out, a.run, [document(phase, r, ranks, a.commit) for phase, r in phases],
+               {"backend": "posix", "stores": {}}, implementation="original")
+
+
+if __name__ == "__main__":
+    main()
