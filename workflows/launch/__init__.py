@@ -1,4 +1,6 @@
-"""What the run rules stand on: the core's tools, built or found (rule build_core); their
+"""What the run rules stand on: the core's tools, built or found (rule build_core); the
+authors' original prototype, its source checked and built as a dependency (rule
+build_original, original_source.py); their
 stores on RADOS, on a throw-away cluster for one invocation (RadosStores, called by the
 Snakefile's handlers); and one attempt of a run at a time under Slurm (slurm_attempt.py,
 used by bin/slurm_run.py)."""

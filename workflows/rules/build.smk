@@ -31,3 +31,26 @@ rule build_core:
         "Building the core ({params.mode})"
     script:
         "../scripts/build_core.py"
+
+
+# The original DeltaFS prototype (the authors' deltafs-proto v2021.5), when config key
+# `implementations` lists it: built from original.source with the seed guide's CMake flags,
+# its checksum verified first, or taken from an installed original.bin_dir.
+rule build_original:
+    output:
+        tools=ORIGINAL_TOOLS,
+    log:
+        "results/logs/build_original.log",
+    benchmark:
+        "results/benchmarks/build_original.tsv"
+    threads: lambda wildcards: workflow.cores
+    params:
+        mode=config["original"]["build"],
+        source=config["original"]["source"],
+        sha256=config["original"]["sha256"],
+        bin_dir=config["original"]["bin_dir"],
+        repo=REPO,
+    message:
+        "Building the original DeltaFS prototype ({params.mode}; BSD-3-Clause, its LICENSE.txt)"
+    script:
+        "../scripts/build_original.py"

@@ -1,0 +1,101 @@
+"""Rule build_original: builds the original DeltaFS prototype (deltafs-proto, the authors'
+code; licence in original_source.LICENCE) as a dependency, with the seed guide's CMake
+flags, from the source config key `original.source` names, its checksum verified first
+(original_source.py); or with `original.build: installed` checks the tools in
+`original.bin_dir`. The build happens in a scratch folder under results/original/ and
+replaces results/original/install only when every tool is there, so a failed build leaves
+nothing half-built. Records where the tools are, and what was built from what, in
+results/original/tools.json (provenance.json names them)."""
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from workflows.launch import original_source as release
+
+TOOLS = ("deltafs_bm_svr", "deltafs_bm_cli", "parallel_compactor")
+# The seed guide's build: RelWithDebInfo, gcc and MPICH's compilers, the in-tree common
+# library, MPI and Snappy.
+GUIDE_FLAGS = ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DDELTAFS_COMMON_INTREE=ON", "-DDELTAFS_MPI=ON",
+               "-DPDLFS_SNAPPY=ON"]
+COMPILERS = {"CMAKE_C_COMPILER": "gcc", "CMAKE_CXX_COMPILER": "g++", "MPI_C_COMPILER": "mpicc.mpich",
+             "MPI_CXX_COMPILER": "mpicxx.mpich"}
+
+
+def fail(message):
+    sys.exit(f"build_original: {message}")
+
+
+def compiler_flags():
+    flags = []
+    for key, name in COMPILERS.items():
+        path = shutil.which(name)
+        if not path:
+            fail(f"{name} not found: the guide builds the original with gcc and MPICH's compilers "
+                 "(run scripts/install-deps.sh)")
+        flags.append(f"-D{key}={path}")
+    return flags
+
+
+def missing_tools(bin_dir):
+    return [t for t in TOOLS if not os.access(os.path.join(bin_dir, t), os.X_OK)]
+
+
+def build(top, staging, threads, log):
+    """Configures, builds and installs the tree `top` into `staging`/install; its bin folder."""
+    build_dir, prefix = os.path.join(staging, "build"), os.path.join(staging, "install")
+    steps = [["cmake", f"-DCMAKE_INSTALL_PREFIX={prefix}", *compiler_flags(), *GUIDE_FLAGS, "-S", top, "-B", build_dir],
+             ["cmake", "--build", build_dir, "-j", str(threads)],
+             ["cmake", "--install", build_dir]]
+    for cmd in steps:
+        log.write("$ " + " ".join(cmd) + "\n")
+        log.flush()
+        if subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT).returncode != 0:
+            fail(f"`{' '.join(cmd[:2])} ...` failed building deltafs-proto {release.VERSION} (see {log.name})")
+    return os.path.join(prefix, "bin"), steps[0]
+
+
+def from_source(sm, out_dir, log):
+    source = release.resolve(sm.params.source, sm.params.repo)
+    os.makedirs(out_dir, exist_ok=True)
+    staging = tempfile.mkdtemp(prefix=".staging-", dir=out_dir)
+    try:
+        log.write(f"deltafs-proto {release.VERSION} from {source}; licence {release.LICENCE}\n")
+        top, digest = release.checked_tree(source, sm.params.sha256, staging)
+        bin_dir, configure = build(top, staging, sm.threads, log)
+        if missing_tools(bin_dir):
+            fail(f"the build installed no {', '.join(missing_tools(bin_dir))} (see {log.name})")
+        installed = os.path.join(out_dir, "install")
+        shutil.rmtree(installed, ignore_errors=True)
+        os.replace(os.path.join(staging, "install"), installed)
+    except release.SourceError as e:
+        fail(str(e))
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    archive_sha256 = None
+    if os.path.isfile(source):
+        with open(source, "rb") as f:
+            archive_sha256 = hashlib.file_digest(f, "sha256").hexdigest()
+    return {"bin_dir": os.path.join(installed, "bin"), "source": source, "sha256": digest,
+            "archive_sha256": archive_sha256, "commit": release.COMMIT, "cmake": configure[2:-4]}
+
+
+def main(sm):
+    p = sm.params
+    with open(sm.log[0], "w") as log:
+        if p.mode == "source":
+            record = from_source(sm, os.path.dirname(os.path.abspath(sm.output.tools)), log)
+        else:
+            bin_dir = os.path.abspath(p.bin_dir)
+            if missing_tools(bin_dir):
+                fail(f"{', '.join(missing_tools(bin_dir))} not found in original.bin_dir {bin_dir}: give the folder "
+                     f"holding the original's built tools (its install/bin), or original.build: source")
+            record = {"bin_dir": bin_dir, "source": "installed", "sha256": None, "archive_sha256": None,
+                      "commit": None, "cmake": None}
+    with open(sm.output.tools, "w") as f:
+        json.dump(dict(record, name="deltafs-proto", version=release.VERSION, licence=release.LICENCE,
+                       tools=list(TOOLS), build=p.mode), f, indent=1)
+        f.write("\n")
