@@ -41,6 +41,7 @@ include: "workflows/rules/runs.smk"
 include: "workflows/rules/build.smk"
 include: "workflows/rules/indexfs.smk"
 include: "workflows/rules/deltafs.smk"
+include: "workflows/rules/original.smk"
 include: "workflows/rules/analysis.smk"
 include: "workflows/rules/scale.smk"
 include: "workflows/rules/floor.smk"
@@ -105,6 +106,7 @@ rule all:
 localrules:
     all,
     build_core,
+    build_original,
     validate,
     aggregate,
     provenance,
@@ -113,6 +115,7 @@ localrules:
     artifact_appendix,
     claims,
     claims_figure,
+    fidelity,
     scale_figure,
     storage_floor,
     floor,

@@ -6,10 +6,12 @@ one listed after it:
 
   environment/  the machine probed (CPUs' use, file systems, /dev/shm), the claims' conditions
                 on it, and the pre-flight that checks them when the workflow starts
-  launch/       what the runs stand on: the core's tools, RADOS stores, Slurm attempts
+  launch/       what the runs stand on: the core's tools and the original's, RADOS stores,
+                Slurm attempts
   results/      the runs' results: validated, aggregated, summarised, tabled, documented
   figures/      the shared figure style and the summary's figures
   claims/       the paper's claims checked on a summary, and their figure
+  fidelity/     our core against the authors' original prototype: phases and claims compared
   floor/        the storage floor: fio on the runs' storage, beside each phase's bytes/s
   projection/   the projection model, fitted on a summary and a floor
   mdworkbench/  the MD-Workbench runs: read, checked, summarised, drawn

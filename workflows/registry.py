@@ -7,7 +7,13 @@ listed in the order of the tables and figures. Adding a system is an entry in SY
 its run rule(s) and their Slurm resources (config/profiles/slurm);
 tests/workflow/test_registry.py checks that the three agree. The MD-Workbench workload
 (config key `mdworkbench`) is a run of its own beside the systems: its interfaces and its
-one run rule are here too (RUN_RULES holds every run rule)."""
+one run rule are here too (RUN_RULES holds every run rule).
+
+Each design runs on each configured implementation (config key `implementations`): ours,
+the core's tools, and the original, the authors' DeltaFS prototype (deltafs-proto v2021.5,
+built by rule build_original, run with the seed guide's command lines by
+core/bench/original_runs.py). The original's run rules are ours prefixed `original_`, and
+its results, logs and wall times sit in an `original/` folder of the same places."""
 from typing import NamedTuple
 
 PHASES = ("insert", "compaction", "lstat")  # every phase a run reports
@@ -57,7 +63,39 @@ SYSTEMS = {s.name: s for s in [
                                 "results/benchmarks/deltafs/{backend}/c{ranks}-n{n}/rep{rep}/write.tsv")},
            ("deltameta_client", "deltameta_client_store", "deltameta_compactor", "deltameta_server")),
 ]}
-RESULTS = {rule: result for system in SYSTEMS.values() for rule, result in system.results.items()}
+
+
+class Implementation(NamedTuple):
+    name: str
+    label: str  # legends and tables
+    rule_prefix: str  # of its run rules: ours are the systems' rules, the original's prefixed
+    folder: str  # below results/runs/, results/logs/ and results/benchmarks/
+    filled: bool  # its markers in the figures: filled (ours) or hollow (the original's)
+
+
+IMPLEMENTATIONS = {i.name: i for i in [
+    Implementation("deltameta", "ours (deltameta)", "", "", True),
+    Implementation("original", "the authors' (deltafs-proto 2021.5)", "original_", "original/", False),
+]}
+
+
+def results_of(system, implementation):
+    """{run rule: Result} of `system` on `implementation`: the original's at the same
+    coordinates in its own folder."""
+    impl = IMPLEMENTATIONS[implementation]
+    if not impl.rule_prefix:
+        return dict(system.results)
+
+    def moved(path, top):
+        return path.replace(top, top + impl.folder, 1)
+
+    return {impl.rule_prefix + rule: Result(moved(r.path, "results/runs/"), r.phases,
+                                            moved(r.benchmark, "results/benchmarks/"))
+            for rule, r in system.results.items()}
+
+
+RESULTS = {rule: result for system in SYSTEMS.values() for impl in IMPLEMENTATIONS
+           for rule, result in results_of(system, impl).items()}
 
 # MD-Workbench (workflows/rules/mdworkbench.smk): one run per interface and repetition, its
 # coordinates MD-Workbench's options (-D data sets, -P precreated and -I benchmarked objects

@@ -12,7 +12,7 @@ import yaml
 
 from conftest import REPO, SMOKE
 
-from workflows.registry import PHASES, RUN_RULES, SYSTEMS
+from workflows.registry import IMPLEMENTATIONS, PHASES, RUN_RULES, SYSTEMS, results_of
 from workflows.results.runs import result_file
 
 
@@ -48,11 +48,11 @@ def test_configuration_accepts_only_the_registrys_systems(workflow_in):
 
 def test_every_result_path_reads_back_as_its_coordinates():
     values = dict(backend="rados", ranks=3, servers=5, readers=7, n=500, rep=2)
-    for system in SYSTEMS.values():
+    for system, impl in [(s, i) for s in SYSTEMS.values() for i in IMPLEMENTATIONS]:
         assert system.results and all(set(r.phases) <= set(PHASES) for r in system.results.values())
-        for rule, result in system.results.items():
+        for rule, result in results_of(system, impl).items():
             where, phases = result_file(os.path.join("/somewhere", result.path.format(**values)))
             servers = 5 if "{servers}" in result.path else 7 if "{readers}" in result.path else 0
-            assert where == dict(system=system.name, storage="rados", client_ranks=3, servers=servers,
-                                 files_per_rank=500, repetition=2), rule
+            assert where == dict(implementation=impl, system=system.name, storage="rados", client_ranks=3,
+                                 servers=servers, files_per_rank=500, repetition=2), rule
             assert phases == result.phases

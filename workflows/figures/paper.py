@@ -4,12 +4,15 @@ end-to-end job time, latency quantiles and CPU seconds per million operations. E
 is the median over repetitions, its bar the range from the lowest to the highest, and each
 repetition is drawn as a small dot. With several files per rank (config key files_per_rank)
 the throughput figures draw one line per system and files per rank (line styles), and the
-others show the largest files per rank, which their titles name."""
+others show the largest files per rank, which their titles name. With the original
+prototype's runs in the summary, the throughput and time figures draw them beside ours in
+the design's colour with hollow markers (and lighter bars); the latency and CPU figures show
+ours alone, since the original prints neither, and say so."""
 from matplotlib.patches import Patch
 
 from workflows.figures.style import log_axis, median_with_range, outside_legend, plt, save
-from workflows.registry import PHASES, SYSTEMS
-from workflows.results.summary import at_largest_n, load, median_range, ns_of, ranks_of, select
+from workflows.registry import IMPLEMENTATIONS, PHASES, SYSTEMS
+from workflows.results.summary import at_largest_n, implementations_of, load, median_range, ns_of, ranks_of, select
 
 QUANTS = ["min", "q1", "median", "q3", "q90", "q99", "max"]
 HATCHES = {"insert": "", "compaction": "//", "lstat": ".."}
@@ -18,6 +21,20 @@ N_STYLES = ["-", "--", ":", "-."]  # line style of each files per rank, when the
 
 def systems_in(rows):
     return [s for s in SYSTEMS if select(rows, system=s)]
+
+
+def series_in(rows):
+    """(system, implementation, its label) of every design on every implementation in `rows`;
+    the label names the implementation only when the rows hold several."""
+    impls = implementations_of(rows)
+    return [(s, i, SYSTEMS[s].label + (f", {IMPLEMENTATIONS[i].label}" if len(impls) > 1 else ""))
+            for i in impls for s in systems_in(select(rows, implementation=i))]
+
+
+def ours_only(rows):
+    """(our rows, a title's note when the original's were left out)."""
+    ours = select(rows, implementation="deltameta")
+    return ours, (" (ours only: the original prints no such numbers)" if len(ours) < len(rows) else "")
 
 
 def save_as(fig, name, out):
@@ -35,11 +52,13 @@ def throughput_vs_ranks(rows, phase, title, out, name, also=()):
     fig, ax = plt.subplots(figsize=(7, 3.8))
     drawn = False
     ns = ns_of(rows)
-    own = (lambda s: f"{SYSTEMS[s].label} {phase}") if also else (lambda s: SYSTEMS[s].label)
-    lines = [(s, phase, own(s), False) for s in systems_in(rows)] + [(s, p, label, True) for s, p, label in also]
-    for s, p, label, compared in lines:
+    several = len(implementations_of(rows)) > 1
+    lines = [(s, impl, phase, f"{label} {phase}" if also else label, False) for s, impl, label in series_in(rows)]
+    lines += [(s, impl, p, label + (f", {IMPLEMENTATIONS[impl].label}" if several else ""), True)
+              for s, p, label in also for impl in implementations_of(rows)]
+    for s, impl, p, label, compared in lines:
         for i, n in enumerate(ns):
-            pts = select(rows, system=s, phase=p, files_per_rank=n)
+            pts = select(rows, implementation=impl, system=s, phase=p, files_per_rank=n)
             xs = ranks_of(pts)
             if not xs:
                 continue
@@ -50,6 +69,10 @@ def throughput_vs_ranks(rows, phase, title, out, name, also=()):
                     style["markerfacecolor"] = "none"
             else:
                 style = dict(linestyle="--" if compared else "-", label=label)
+            if not IMPLEMENTATIONS[impl].filled:
+                style["markerfacecolor"] = "none"
+                if len(ns) == 1 and not compared:
+                    style["linestyle"] = ":"
             median_with_range(ax, xs, groups, color=SYSTEMS[s].color, marker=SYSTEMS[s].marker, **style)
             drawn = True
     if drawn:
@@ -67,35 +90,37 @@ def throughput_vs_ranks(rows, phase, title, out, name, also=()):
 def end_to_end(rows, out):
     fig, ax = plt.subplots(figsize=(8, 3.8))
     rows, at_n = at_largest_n(rows)
-    systems, ranks = systems_in(rows), ranks_of(rows)
-    width = 0.8 / max(1, len(systems))
-    for i, s in enumerate(systems):
+    series, ranks = series_in(rows), ranks_of(rows)
+    width = 0.8 / max(1, len(series))
+    for i, (s, impl, _) in enumerate(series):
+        mine = select(rows, implementation=impl, system=s)
+        alpha = 1.0 if IMPLEMENTATIONS[impl].filled else 0.45
         for j, x in enumerate(ranks):
-            reps = sorted({r["repetition"] for r in select(rows, system=s, client_ranks=x)})
+            reps = sorted({r["repetition"] for r in select(mine, client_ranks=x)})
             if not reps:
                 continue
-            totals = [sum(r["elapsed_s"] for r in select(rows, system=s, client_ranks=x, repetition=rep))
-                      for rep in reps]
+            totals = [sum(r["elapsed_s"] for r in select(mine, client_ranks=x, repetition=rep)) for rep in reps]
             total, lo, hi = median_range(totals)
             # The bar is the median total, split in the proportions of the phases' medians.
-            parts = {p: median_range(r["elapsed_s"] for r in select(rows, system=s, client_ranks=x, phase=p))[0]
+            parts = {p: median_range(r["elapsed_s"] for r in select(mine, client_ranks=x, phase=p))[0]
                      for p in PHASES}
             parts = {p: v for p, v in parts.items() if v == v}  # phases this system has
             scale = total / sum(parts.values())
             bottom = 0.0
             for phase, v in parts.items():
                 ax.bar(j + i * width, v * scale, width, bottom=bottom, color=SYSTEMS[s].color, hatch=HATCHES[phase],
-                       edgecolor="white")
+                       edgecolor="white", alpha=alpha)
                 bottom += v * scale
             ax.errorbar(j + i * width, total, yerr=[[total - lo], [hi - total]], color="black", capsize=3)
             ax.plot([j + i * width] * len(totals), totals, linestyle="none", marker=".", markersize=3, color="black",
                     alpha=0.5)
-    ax.set_xticks([j + width * (len(systems) - 1) / 2 for j in range(len(ranks))], [str(x) for x in ranks])
+    ax.set_xticks([j + width * (len(series) - 1) / 2 for j in range(len(ranks))], [str(x) for x in ranks])
     ax.set_xlabel("client ranks")
     ax.set_ylabel("job time (s)")
     at_n = f" at {at_n}" if at_n else ""
     ax.set_title(f"End-to-end time{at_n}: write (+ compaction) + read; median, range, repetitions")
-    handles = [Patch(color=SYSTEMS[s].color, label=SYSTEMS[s].label) for s in systems]
+    handles = [Patch(color=SYSTEMS[s].color, alpha=1.0 if IMPLEMENTATIONS[impl].filled else 0.45, label=label)
+               for s, impl, label in series]
     handles += [Patch(facecolor="#777777", edgecolor="white", hatch=HATCHES[p], label=p) for p in PHASES]
     outside_legend(ax, handles=handles, fontsize=8)
     save_as(fig, "end_to_end_time", out)
@@ -111,6 +136,7 @@ def at_largest_scale(rows):
 
 def latency(rows, out):
     fig, ax = plt.subplots(figsize=(8, 3.8))
+    rows, note = ours_only(rows)
     top_rows, top = at_largest_scale(rows)
     styles = {"insert": "-", "lstat": "--"}
     for s in systems_in(top_rows):
@@ -125,7 +151,7 @@ def latency(rows, out):
     ax.set_xticks(range(len(QUANTS)), QUANTS)
     ax.set_xlabel("quantile")
     ax.set_ylabel("latency per operation (µs)")
-    ax.set_title(f"Latency quantiles at {top}")
+    ax.set_title(f"Latency quantiles at {top}{note}")
     if top_rows:
         outside_legend(ax, fontsize=8)
     save_as(fig, "latency_quantiles", out)
@@ -133,6 +159,7 @@ def latency(rows, out):
 
 def cpu(rows, out):
     fig, ax = plt.subplots(figsize=(8, 4))
+    rows, note = ours_only(rows)
     top_rows, top = at_largest_scale(rows)
     labels, x = [], 0
     for s in systems_in(top_rows):
@@ -157,7 +184,7 @@ def cpu(rows, out):
             x += 1
     ax.set_xticks(range(len(labels)), labels, fontsize=8, rotation=30, ha="right")
     ax.set_ylabel("CPU seconds per million operations")
-    ax.set_title(f"Resource usage at {top}")
+    ax.set_title(f"Resource usage at {top}{note}")
     if labels:
         outside_legend(ax, fontsize=8, handles=[
             Patch(color="#777777", label="job ranks (clients, compactor)"),

@@ -48,7 +48,7 @@ def table(table_rows, fio_doc, floor_doc, summary_path):
 
 
 def main(sm):
-    summary = load(sm.input.summary)
+    summary = load(sm.input.summary, "deltameta")  # the floor is set against our core's phases
     fio_doc, floor_doc = load_json(sm.input.fio), load_json(sm.input.floor)
     table_rows = rows(summary, fio_doc, floor_doc, list(sm.input.origins))
     with open(sm.output.csv, "w", newline="") as f:

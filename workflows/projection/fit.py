@@ -31,7 +31,7 @@ def main(sm):
     p = sm.params.projection
     cores = p["measured_cores"] or len(os.sched_getaffinity(0))
     try:
-        summary = load(sm.input.summary)
+        summary = load(sm.input.summary, "deltameta")  # a model of our core's costs
         with open(sm.input.floor, newline="") as f:
             floor_rows = list(csv.DictReader(f))
         paper = [c for c in load_claims(sm.input.claims)["claims"] if c.get("paper_value")]

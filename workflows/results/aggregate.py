@@ -1,9 +1,10 @@
-"""Rule aggregate: one row per system x phase x scale x repetition in
-results/summary.csv (columns in run_results.COLUMNS, documented in config/README.md)."""
+"""Rule aggregate: one row per implementation x system x phase x scale x repetition in
+results/summary.csv (columns in workflows/results/runs.py's COLUMNS, documented in
+config/README.md); ours first, then the original's."""
 import csv
 import sys
 
-from workflows.registry import PHASES, SYSTEMS
+from workflows.registry import IMPLEMENTATIONS, PHASES, SYSTEMS
 from workflows.results.runs import COLUMNS, rows
 
 ORDER = list(SYSTEMS)  # tables and figures list systems, then phases, in the registry's order
@@ -14,7 +15,7 @@ def main(sm):
         table = list(rows(sm.input.runs))
     except (OSError, ValueError) as e:
         sys.exit(f"aggregate: {e}")
-    table.sort(key=lambda r: (ORDER.index(r["system"]), PHASES.index(r["phase"]), r["client_ranks"],
+    table.sort(key=lambda r: (list(IMPLEMENTATIONS).index(r["implementation"]), ORDER.index(r["system"]), PHASES.index(r["phase"]), r["client_ranks"],
                               r["files_per_rank"], r["repetition"]))
     with open(sm.output[0], "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=COLUMNS)

@@ -1,7 +1,8 @@
 """Rule provenance: what produced these results (configuration, git
 revision, tool and library versions, storage, host, the image when run in the deltameta
 image, the host of every rank of every phase and, under Slurm, the job that ran it, and
-the pre-flight's findings on the machine) in results/provenance.json."""
+the pre-flight's findings on the machine) in results/provenance.json; with the original
+prototype's runs, what it was built from (its version, commit, checksum, source, licence)."""
 import json
 import os
 import platform
@@ -27,6 +28,7 @@ def main(sm):
         bool(git(sm.params.repo, "status", "--porcelain")),
         "image": image,
         "tools": tools,
+        "original": original(sm.input.original),
         "storage": storage(sm.params.storage),
         "python": sys.version.split()[0],
         "python_packages": packages,
@@ -39,6 +41,15 @@ def main(sm):
         json.dump(doc, f, indent=1, default=str)
     with open(sm.log[0], "w") as log:
         log.write("ok\n")
+
+
+def original(paths):
+    """rule build_original's record (results/original/tools.json), or None when the original
+    did not run."""
+    if not paths:
+        return None
+    with open(paths[0]) as f:
+        return json.load(f)
 
 
 def container_image():

@@ -1,12 +1,13 @@
-"""Reads the runs' JSON Lines results into flat rows: one per system x phase x scale x
-repetition, with the run's coordinates taken from its path, which is one of the run rules'
-result files (registry.py)."""
+"""Reads the runs' JSON Lines results into flat rows: one per implementation x system x phase
+x scale x repetition, with the run's coordinates taken from its path, which is one of the run
+rules' result files (registry.py). The original's compactor also moves each writer store's
+root entry, one per client rank: its compaction's expected operations count them."""
 import json
 import re
 
-from workflows.registry import SYSTEMS
+from workflows.registry import IMPLEMENTATIONS, SYSTEMS, results_of
 
-COLUMNS = ["system", "phase", "storage", "client_ranks", "servers", "files_per_rank", "repetition", "ops",
+COLUMNS = ["implementation", "system", "phase", "storage", "client_ranks", "servers", "files_per_rank", "repetition", "ops",
            "expected_ops", "errors", "elapsed_s", "throughput_mops", "micros_per_op", "lat_min_us", "lat_q1_us",
            "lat_median_us", "lat_q3_us", "lat_q90_us", "lat_q99_us", "lat_max_us", "cpu_clients_s",
            "cpu_servers_s", "rank_min_s", "rank_max_s", "git_revision", "hosts"]
@@ -25,21 +26,26 @@ def path_regex(pattern):
     return re.compile("".join(parts) + "$")
 
 
-PATHS = [(system, result.phases, path_regex(result.path)) for system in SYSTEMS.values()
-         for result in system.results.values()]
+PATHS = [(impl, system, result.phases, path_regex(result.path)) for impl in IMPLEMENTATIONS
+         for system in SYSTEMS.values() for result in results_of(system, impl).values()]
 
 
 def result_file(path):
     """(the coordinates of a run result path, the phases its file holds). For DeltaFS, `servers`
     is the reader count of the compaction and read phases and 0 for the write phase."""
-    for system, phases, regex in PATHS:
+    for impl, system, phases, regex in PATHS:
         m = regex.search(path.replace("\\", "/"))
         if m:
             g = m.groupdict()
-            return dict(system=system.name, storage=g["backend"], client_ranks=int(g["ranks"]),
+            return dict(implementation=impl, system=system.name, storage=g["backend"], client_ranks=int(g["ranks"]),
                         servers=int(g.get("servers") or g.get("readers") or 0), files_per_rank=int(g["n"]),
                         repetition=int(g["rep"])), phases
     raise ValueError(f"{path} is not a run result path")
+
+
+def blank(value):
+    """A value the original does not report (None) as an empty cell."""
+    return "" if value is None else value
 
 
 def rows(paths):
@@ -57,13 +63,15 @@ def rows(paths):
                 if backend != where["storage"]:
                     raise ValueError(f"{path}:{number}: stores were on {backend}, not {where['storage']}")
                 lat = d["latency_us"] or {}
+                root_entries = where["client_ranks"] if (where["implementation"], d["phase"]) == (
+                    "original", "compaction") else 0
                 yield dict(where, phase=d["phase"], ops=d["ops"],
-                           expected_ops=where["client_ranks"] * where["files_per_rank"],
+                           expected_ops=where["client_ranks"] * where["files_per_rank"] + root_entries,
                            errors=d["errors"]["total"], elapsed_s=d["elapsed_s"],
                            throughput_mops=d["throughput_mops"], micros_per_op=d["micros_per_op"],
                            **{f"lat_{q}_us": lat.get(q, "") for q in QUANTILES},
-                           cpu_clients_s=d["cpu_s"]["clients"], cpu_servers_s=d["cpu_s"]["servers"],
-                           rank_min_s=d["balance"]["rank_min_s"], rank_max_s=d["balance"]["rank_max_s"],
+                           cpu_clients_s=blank(d["cpu_s"]["clients"]), cpu_servers_s=blank(d["cpu_s"]["servers"]),
+                           rank_min_s=blank(d["balance"]["rank_min_s"]), rank_max_s=blank(d["balance"]["rank_max_s"]),
                            git_revision=d["build"]["git_revision"],
                            hosts=(d.get("placement") or {}).get("hosts", 1))
             except (KeyError, TypeError, json.JSONDecodeError) as e:

@@ -1,16 +1,23 @@
 """Loads a summary.csv (results/<name>/summary.csv) and groups its rows over repetitions
-(median, lowest and highest), for the figures, the results table and the claims."""
+(median, lowest and highest), for the figures, the results table and the claims. A summary
+written before the implementation column existed holds our core's rows only."""
 import csv
 import statistics
+
+from workflows.registry import IMPLEMENTATIONS
 
 NUMERIC = {"client_ranks", "servers", "files_per_rank", "repetition", "ops", "expected_ops", "errors"}
 
 
-def load(path):
+def load(path, implementation=None):
+    """The rows of a summary.csv; with `implementation`, that implementation's alone."""
     with open(path, newline="") as f:
         out = []
         for r in csv.DictReader(f):
-            out.append({k: (int(v) if k in NUMERIC else float(v) if _is_float(v) else v) for k, v in r.items()})
+            row = {k: (int(v) if k in NUMERIC else float(v) if _is_float(v) else v) for k, v in r.items()}
+            row.setdefault("implementation", "deltameta")
+            if implementation in (None, row["implementation"]):
+                out.append(row)
         return out
 
 
@@ -34,6 +41,11 @@ def median_range(values):
 
 def select(rows, **where):
     return [r for r in rows if all(r[k] == v for k, v in where.items())]
+
+
+def implementations_of(rows):
+    """The implementations in `rows`, in the registry's order (ours first)."""
+    return [i for i in IMPLEMENTATIONS if select(rows, implementation=i)]
 
 
 def ranks_of(rows):

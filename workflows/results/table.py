@@ -1,8 +1,8 @@
 """Rule results_table: results/<name>/results-table.md, the median and
-range (lowest to highest) over repetitions of every system x phase x client ranks x files
-per rank in its summary.csv."""
-from workflows.registry import PHASES, SYSTEMS
-from workflows.results.summary import load, median_range, ns_of, ranks_of, select
+range (lowest to highest) over repetitions of every implementation x system x phase x client
+ranks x files per rank in its summary.csv ("n/a": a number the original does not print)."""
+from workflows.registry import IMPLEMENTATIONS, PHASES, SYSTEMS
+from workflows.results.summary import implementations_of, load, median_range, ns_of, ranks_of, select
 
 
 def main(sm):
@@ -12,18 +12,22 @@ def main(sm):
              "| system | phase | client ranks | servers | files per rank | reps | Mop/s | µs/op (median latency) |"
              " CPU s per Mop |",
              "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    for s in SYSTEMS.values():
+    impls = implementations_of(rows)
+    for impl, s in [(i, s) for i in impls for s in SYSTEMS.values()]:
+        label = s.label + (f", {IMPLEMENTATIONS[impl].label}" if len(impls) > 1 else "")
         for phase in PHASES:
             for x, n in [(x, n) for x in ranks_of(rows) for n in ns_of(rows)]:
-                pts = select(rows, system=s.name, phase=phase, client_ranks=x, files_per_rank=n)
+                pts = select(rows, implementation=impl, system=s.name, phase=phase, client_ranks=x, files_per_rank=n)
                 if not pts:
                     continue
                 m, lo, hi = median_range(r["throughput_mops"] for r in pts)
                 med = median_range(r["lat_median_us"] for r in pts if r["lat_median_us"] != "")[0]
-                cpu = median_range((r["cpu_clients_s"] + r["cpu_servers_s"]) / r["ops"] * 1e6 for r in pts)[0]
+                cpu = median_range((r["cpu_clients_s"] + r["cpu_servers_s"]) / r["ops"] * 1e6 for r in pts
+                                   if r["cpu_clients_s"] != "")[0]
                 lat = f"{med:.1f}" if med == med else "n/a"
-                lines.append(f"| {s.label} | {phase} | {x} | {pts[0]['servers']} | {n} | "
-                             f"{len(pts)} | {m:.3f} ({lo:.3f} to {hi:.3f}) | {lat} | {cpu:.1f} |")
+                cpu = f"{cpu:.1f}" if cpu == cpu else "n/a"
+                lines.append(f"| {label} | {phase} | {x} | {pts[0]['servers']} | {n} | "
+                             f"{len(pts)} | {m:.3f} ({lo:.3f} to {hi:.3f}) | {lat} | {cpu} |")
     with open(sm.output[0], "w") as f:
         f.write("\n".join(lines) + "\n")
     with open(sm.log[0], "w") as log:

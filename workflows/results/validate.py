@@ -16,7 +16,8 @@ def main(sm):
         sys.exit(f"validate: {e}")
     all_rows = [r for file_rows in found.values() for r in file_rows]
     for r in all_rows:
-        what = (f"{r['system']} {r['phase']} with {r['client_ranks']} client ranks x {r['files_per_rank']} files, "
+        impl = " (original)" if r["implementation"] == "original" else ""
+        what = (f"{r['system']}{impl} {r['phase']} with {r['client_ranks']} client ranks x {r['files_per_rank']} files, "
                 f"repetition {r['repetition']}")
         if r["errors"] != 0:
             problems.append(f"{what}: {r['errors']} operations failed verification")
@@ -32,9 +33,9 @@ def main(sm):
         if missing:
             problems.append(f"{where['system']} with {where['client_ranks']} client ranks x {where['files_per_rank']} "
                             f"files, repetition {where['repetition']}: no {', '.join(missing)} phase")
-    runs = {(r["system"], r["storage"], r["client_ranks"], r["servers"], r["files_per_rank"], r["repetition"])
+    runs = {(r["implementation"], r["system"], r["storage"], r["client_ranks"], r["servers"], r["files_per_rank"], r["repetition"])
             for r in all_rows}
-    per_n = {n: sum(run[4] == n for run in runs) for n in sorted({run[4] for run in runs})}
+    per_n = {n: sum(run[5] == n for run in runs) for n in sorted({run[5] for run in runs})}
     report = {"phases_checked": len(all_rows), "runs_checked": len(runs), "runs_per_files_per_rank": per_n,
               "ok": not problems, "problems": problems}
     write_report(sm, report, "validate")

@@ -37,6 +37,7 @@ rule aggregate:
 rule provenance:
     input:
         tools=TOOLS,
+        original=[ORIGINAL_TOOLS] if "original" in IMPLS else [],
         validation=f"{OUT}/validation.json",
         runs=all_run_results(),
     output:
@@ -127,6 +128,29 @@ rule claims_figure:
         f"Drawing every claim's measured ratio into {OUT}/figures/claims.png"
     script:
         "../scripts/claims_figure.py"
+
+
+rule fidelity:
+    input:
+        summary=f"{OUT}/summary.csv",
+        claims=f"{OUT}/claims.json",
+        claims_file=CLAIMS_FILE,
+    output:
+        csv=f"{OUT}/fidelity.csv",
+        table=report(f"{OUT}/fidelity.md", caption="../report/fidelity.rst", category="Results"),
+        pdf=f"{OUT}/figures/fidelity.pdf",
+        png=report(
+            f"{OUT}/figures/fidelity.png",
+            caption="../report/fidelity_figure.rst",
+            category="Figures",
+            labels={"figure": "fidelity"},
+        ),
+    log:
+        f"{OUT}/logs/fidelity.log",
+    message:
+        "Comparing our core with the authors' original prototype into {output.table}"
+    script:
+        "../scripts/fidelity.py"
 
 
 rule artifact_appendix:

@@ -5,10 +5,11 @@ import os
 
 from snakemake.exceptions import WorkflowError
 
-from workflows.registry import MDWORKBENCH, PHASES, SYSTEMS
+from workflows.registry import IMPLEMENTATIONS, MDWORKBENCH, PHASES, SYSTEMS, results_of
 
 REPO = workflow.basedir
 TOOLS = "results/core/tools.json"  # the build rule's: where the core's tools are
+ORIGINAL_TOOLS = "results/original/tools.json"  # where the original prototype's tools are (build_original)
 BUILD_BENCHMARK = "results/benchmarks/build_core.tsv"  # the build rule's wall time
 APPENDIX_SOURCE = os.path.join(REPO, "paper", "appendix.md")  # filled in by rule artifact_appendix
 FIGURES = [
@@ -29,6 +30,12 @@ N = config["files_per_rank"] if isinstance(config["files_per_rank"], list) else 
 REPS = range(1, config["repetitions"] + 1)
 STORAGE = config["storage"]
 UNKNOWN_SYSTEMS = [s for s in config["systems"] if s not in SYSTEMS]
+IMPLS = config["implementations"]
+if "original" in IMPLS and STORAGE == "rados":
+    raise WorkflowError(
+        "implementations: the original runs on posix stores only here (its tools take --env_use_rados, but the "
+        "workflow does not build it with PDLFS_RADOS yet): drop original, or use storage: posix"
+    )
 if UNKNOWN_SYSTEMS:
     raise WorkflowError(
         f"systems: unknown {', '.join(UNKNOWN_SYSTEMS)}; the systems are {', '.join(SYSTEMS)} "
@@ -51,14 +58,16 @@ def run_steps():
     with several files_per_rank, per value), in the registry's order of systems and phases,
     then MD-Workbench's, for the artifact appendix's time estimates."""
     steps = []
-    for system in config["systems"]:
+    for system, impl in ((system, impl) for impl in IMPLS for system in config["systems"]):
         s = SYSTEMS[system]
-        for rule, result in sorted(s.results.items(), key=lambda item: PHASES.index(item[1].phases[0])):
-            part = rule.removeprefix(system.replace("-", "_")).lstrip("_")
+        results = results_of(s, impl)
+        for rule, result in sorted(results.items(), key=lambda item: PHASES.index(item[1].phases[0])):
+            part = rule.removeprefix(IMPLEMENTATIONS[impl].rule_prefix).removeprefix(system.replace("-", "_"))
+            part = part.lstrip("_")
             label = f"run {s.run} {s.label}, {part} (`{rule}`)" if part else f"run {s.run} {s.label} (`{rule}`)"
             for n in N:
                 at = f", {n:,} files per rank" if len(N) > 1 else ""
-                steps.append((label + at, expand_run(result.benchmark, n=[n])))
+                steps.append((label + at, expand_run(result.benchmark, n=[n], implementation=impl)))
     if MDWB["interfaces"]:
         steps.append(("MD-Workbench (`mdworkbench`)", mdworkbench_results("benchmark")))
     return steps
@@ -67,29 +76,43 @@ def run_steps():
 def run_files(field):
     return [
         path
+        for impl in IMPLS
         for system in config["systems"]
-        for result in SYSTEMS[system].results.values()
-        for path in expand_run(getattr(result, field))
+        for result in results_of(SYSTEMS[system], impl).values()
+        for path in expand_run(getattr(result, field), implementation=impl)
     ]
 
 
-def expand_run(pattern, n=N):
+def expand_run(pattern, n=N, implementation="deltameta"):
     """`pattern` (a run rule's file, with its wildcards) at every point of the matrix (or at
     the files per rank `n`), each file once (a pattern without {readers} or {servers}
-    repeats across their values)."""
+    repeats across their values). The original's parallel compactor reads one writer store
+    per rank, so its DeltaFS runs compact and read with as many ranks as wrote."""
+    points = [
+        (ranks, [ranks] if implementation == "original" else config["readers"]) for ranks in config["client_ranks"]
+    ]
     return list(
         dict.fromkeys(
-            expand(
+            path
+            for ranks, readers in points
+            for path in expand(
                 pattern,
                 backend=STORAGE,
-                ranks=config["client_ranks"],
+                ranks=[ranks],
                 servers=config["servers"],
-                readers=config["readers"],
+                readers=readers,
                 n=n,
                 rep=REPS,
             )
         )
     )
+
+
+def fidelity_outputs():
+    """Rule fidelity's outputs, when both implementations run (none otherwise)."""
+    if not {"deltameta", "original"} <= set(IMPLS):
+        return []
+    return [f"{OUT}/fidelity.md", f"{OUT}/fidelity.csv", f"{OUT}/figures/fidelity.pdf", f"{OUT}/figures/fidelity.png"]
 
 
 # MD-Workbench (workflows/rules/mdworkbench.smk), a run of its own beside the systems.

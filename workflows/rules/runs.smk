@@ -60,3 +60,33 @@ def run_resources(*rank_counts):
         tasks=lambda wc: max(2, sum(int(wc[c]) for c in rank_counts)),
         nodes=config.get("slurm", {}).get("nodes", 1),
     )
+
+
+# The original prototype's runs (original.smk): the same coordinates, its tools (rule
+# build_original's record) and core/bench/original_runs.py with the guide's command lines.
+ORIGINAL_RUNS_PY = os.path.join(REPO, "core", "bench", "original_runs.py")
+
+
+def original_tool_record(wildcards, input):
+    with open(input.tools) as f:
+        return json.load(f)
+
+
+ORIGINAL_PARAMS = dict(
+    bin=lambda wildcards, input: original_tool_record(wildcards, input)["bin_dir"],
+    commit=lambda wildcards, input: original_tool_record(wildcards, input)["commit"] or "installed",
+    work=lambda wildcards, output: os.path.dirname(output.result),
+)
+
+
+def original_title(system):
+    return f"Original prototype: {run_title(system)}"
+
+
+def original_command(run):
+    """The command line of one of the original's runs, up to the rule's own options."""
+    env = " ".join(f"--env {k}={v}" for k, v in sorted(config["store_settings"].items()))
+    return (
+        f"python3 {ORIGINAL_RUNS_PY} {run} --bin {{params.bin}} --commit {{params.commit}} "
+        f"--mpiexec {config['mpi']['mpiexec']} {env} --timeout {config['job_timeout_s']}"
+    )
