@@ -94,6 +94,7 @@ rule all:
         ),
         expand("{out}/figures/scale_throughput.{ext}", out=OUT, ext=["pdf", "png", "csv"]),
         mdworkbench_outputs(),
+        fidelity_outputs(),
         f"{OUT}/projection-inputs.csv",
         f"{OUT}/projection-validation.csv",
         f"{OUT}/projection.md",
