@@ -8,7 +8,7 @@ import pytest
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
 SLOW_FOLDERS = ("ceph", "docker", "slurm", "spack")
-SLOW_FIXTURES = {"smoke", "rados_smoke", "workflow_in", "rados_workflow_in", "two_ns"}
+SLOW_FIXTURES = {"smoke", "rados_smoke", "workflow_in", "rados_workflow_in", "two_ns", "original_smoke"}
 
 
 def pytest_configure(config):
