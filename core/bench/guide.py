@@ -32,6 +32,11 @@ RESULT = re.compile(r"==(\w+)\s*:\s*([0-9.]+) micros/op,\s*([0-9.]+) Mop/s,\s*([
 # A client's failed operation, by the phase it belongs to ("<rank>: Fail to lstat: ...").
 FAILED_OP = re.compile(r"^\d+: (Fail to lstat|Fail to mkfle|Fail to mkdir|Fail to bulk insert|Fail to commit|"
                        r"Cannot insert|Cannot add name)", re.M)
+# The original's tools as the workflow builds them (rule build_original), the benchmarks' --original default.
+WORKFLOW_BUILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "results", "original",
+                              "install", "bin")
+BUILD_COMMAND = ("snakemake --cores all --configfile config/profiles/reproduce.yaml --until build_original "
+                 "(config/README.md, \"The original prototype\")")
 JOB_LABELS = {"svr": "servers", "cli": "client", "write": "DeltaFS write", "compact": "compaction",
               "read": "read client"}
 
@@ -155,6 +160,13 @@ def port_in_use(port):
     return False
 
 
+def free_port():
+    """A port of 127.0.0.1 nothing listens on now (the kernel's pick)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def results(job, expect):
     """{phase: {mops, micros_per_op, seconds, ops, failed}} of a finished job's '==phase'
     lines; `expect` maps each phase that must be there to the least number of ops it must
@@ -176,6 +188,24 @@ def results(job, expect):
         r["failed"] = sum(k == "Fail to lstat" for k in kinds) if phase == "fstats" else \
             sum(k != "Fail to lstat" for k in kinds) if phase == "insert" else 0
     return found
+
+
+def add_original_argument(parser):
+    """--original [DIR]: the original's tools; without DIR, the workflow's build of them."""
+    parser.add_argument("--original", metavar="DIR", nargs="?", const=WORKFLOW_BUILD,
+                        help="also run the original prototype: the folder holding its deltafs_bm_svr, deltafs_bm_cli "
+                             "and parallel_compactor; without DIR, the workflow's build of it "
+                             "(results/original/install/bin)")
+
+
+def original_problem(path):
+    """What is wrong with --original `path` (one line with the fix), or None."""
+    if os.path.isdir(path):
+        return None
+    if path == WORKFLOW_BUILD:
+        return f"--original: the workflow has not built the original prototype yet: {BUILD_COMMAND}"
+    return (f"--original {path}: no such directory (give the directory holding the original prototype's "
+            f"deltafs_bm_svr, deltafs_bm_cli and parallel_compactor, or no DIR for the workflow's build)")
 
 
 class GuideTools:

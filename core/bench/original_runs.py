@@ -13,20 +13,13 @@ guide's fixed 10086 may be taken by anything else on the machine."""
 import argparse
 import os
 import shutil
-import socket
 import sys
 
-from guide import GuideTools, Jobs, TOOL_NAMES
+from guide import TOOL_NAMES, GuideTools, Jobs, free_port
 from mpijobs import JobError, stop_on_signals
 from runs import write_docs
 
 RUNS = ("indexfs", "indexfs-bulk", "deltafs-write", "deltafs-compact", "deltafs-read")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def document(phase, r, ranks, commit):

@@ -298,8 +298,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bin", default=os.path.join(here, "..", "..", "build", "core"),
                    help="directory holding our deltameta_* tools (default: build/core)")
-    p.add_argument("--original", metavar="DIR",
-                   help="directory holding the original's deltafs_bm_svr, deltafs_bm_cli and parallel_compactor")
+    guide.add_original_argument(p)
     p.add_argument("--n", type=parse_ns, default=[50000, 200000, 1000000], metavar="N[,N...]",
                    help="files per client rank (default 50000,200000,1000000)")
     p.add_argument("--ranks", type=int, default=4, help="client ranks (default 4)")
@@ -322,9 +321,8 @@ def main():
     if not a.mpiexec or not shutil.which(a.mpiexec):
         p.error(f"MPI launcher {a.mpiexec or 'mpirun.mpich/mpiexec'} not found: install mpich or pass --mpiexec")
     a.mpiexec = shutil.which(a.mpiexec)
-    if a.original is not None and not os.path.isdir(a.original):
-        p.error(f"--original {a.original}: no such directory (give the directory holding the original "
-                f"prototype's deltafs_bm_svr, deltafs_bm_cli and parallel_compactor)")
+    if a.original is not None and guide.original_problem(a.original):
+        p.error(guide.original_problem(a.original))
 
     temp_work = a.work is None
     work = os.path.abspath(a.work or tempfile.mkdtemp(prefix="scale-"))

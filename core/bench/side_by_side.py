@@ -38,7 +38,7 @@ import sys
 import tempfile
 import time
 
-from guide import GUIDE_INFO_PORT, TOOL_NAMES, GuideTools, Jobs
+from guide import GUIDE_INFO_PORT, TOOL_NAMES, GuideTools, Jobs, add_original_argument, free_port, original_problem
 from mpijobs import JobError, stop_on_signals
 
 # (phase, goal in Mop/s): the project's performance goals, at 4 client ranks x 50,000 files.
@@ -115,8 +115,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bin", default=os.path.join(here, "..", "..", "build", "core"),
                    help="directory holding our deltameta_* tools (default: build/core)")
-    p.add_argument("--original", metavar="DIR",
-                   help="directory holding the original's deltafs_bm_svr, deltafs_bm_cli and parallel_compactor")
+    add_original_argument(p)
     p.add_argument("--n", type=int, default=50000, help="files per client rank (default 50000)")
     p.add_argument("--ranks", type=int, default=4, help="client ranks (default 4)")
     p.add_argument("--servers", type=int, default=2, help="servers of runs 1-2 (default 2, the guide's)")
@@ -131,7 +130,8 @@ def main():
     p.add_argument("--mpiexec", default=shutil.which("mpirun.mpich") or shutil.which("mpiexec"),
                    help="MPI launcher (default: mpirun.mpich as in the guide, else mpiexec)")
     p.add_argument("--info-port", type=int, default=GUIDE_INFO_PORT,
-                   help="servers' info port (default 10086, the guide's; another port adds --info_port)")
+                   help="servers' info port (default 10086, the guide's; another port adds --info_port; 0: a free "
+                        "one)")
     p.add_argument("--timeout", type=int, default=900, help="seconds allowed per client/compactor job (default 900)")
     p.add_argument("--ready-timeout", type=int, default=120, help="seconds for servers to print Running...")
     p.add_argument("--stop-timeout", type=int, default=120, help="seconds for servers to exit after SIGINT")
@@ -143,9 +143,9 @@ def main():
               f"install mpich or pass --mpiexec", file=sys.stderr)
         sys.exit(2)
     a.mpiexec = shutil.which(a.mpiexec)
-    if a.original is not None and not os.path.isdir(a.original):
-        print(f"side_by_side: --original {a.original}: no such directory (give the directory holding the "
-              f"original prototype's deltafs_bm_svr, deltafs_bm_cli and parallel_compactor)", file=sys.stderr)
+    a.info_port = a.info_port or free_port()
+    if a.original is not None and original_problem(a.original):
+        print(f"side_by_side: {original_problem(a.original)}", file=sys.stderr)
         sys.exit(2)
 
     temp_work = a.work is None

@@ -108,6 +108,19 @@ def test_the_fidelity_table_compares_every_phase_and_claim(original_smoke):
         assert os.path.getsize(original_smoke.out("figures", f"{name}.png")) > 10_000
 
 
+def test_the_side_by_side_benchmark_runs_the_workflows_build(original_smoke, tmp_path):
+    with open(original_smoke.path("results", "original", "tools.json")) as f:
+        bin_dir = json.load(f)["bin_dir"]
+    res = subprocess.run([sys.executable, os.path.join(REPO, "core", "bench", "side_by_side.py"), "--original", bin_dir,
+                          "--bin", os.path.join(REPO, "build", "core"), "--n", "200", "--ranks", "2", "--readers", "2",
+                          "--info-port", "0", "--json", str(tmp_path / "sbs.json"), "--timeout", "120"],
+                         capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-3000:]
+    with open(tmp_path / "sbs.json") as f:
+        phases = json.load(f)["phases"]
+    assert len(phases) == 7 and all(p["original"]["median"] > 0 and p["ratio"] > 0 for p in phases)
+
+
 def build_only(workflow_in, **original):
     """Runs the original's build rule alone with `original` over the default settings."""
     settings = dict(build="source", source="auto", sha256=SHA256, bin_dir="")

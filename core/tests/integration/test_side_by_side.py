@@ -70,6 +70,17 @@ class SideBySide(unittest.TestCase):
                           "parallel_compactor there: give the directory holding the original prototype's built "
                           "tools, e.g. its install/bin" % empty])
 
+    def test_original_without_dir_is_the_workflows_build(self):
+        build = os.path.join(os.path.dirname(SCRIPT), "..", "..", "results", "original", "install", "bin")
+        if os.path.isdir(build):
+            self.skipTest("this checkout holds the workflow's build of the original (results/original)")
+        r = self.script("--n", "500", "--original", timeout=30)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertEqual(r.stderr.strip().splitlines(),
+                         ["side_by_side: --original: the workflow has not built the original prototype yet: snakemake "
+                          "--cores all --configfile config/profiles/reproduce.yaml --until build_original "
+                          "(config/README.md, \"The original prototype\")"])
+
 
 if __name__ == "__main__":
     unittest.main()
