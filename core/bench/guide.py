@@ -17,7 +17,7 @@ import socket
 import threading
 import time
 
-from mpijobs import Job, JobError, Launcher, flags, process_tree, rank_memory_kb, wait_until
+from mpijobs import Job, JobError, Launcher, flags, process_tree, rank_cpu_s, rank_memory_kb, wait_until
 from runs import COMPACTOR_COMPAT_FLAGS, COMPACTOR_ENV, DELTAFS_WRITE_ENV, SERVER_ENV, SERVER_FLAGS
 
 GUIDE_INFO_PORT = 10086
@@ -43,26 +43,55 @@ JOB_LABELS = {"svr": "servers", "cli": "client", "write": "DeltaFS write", "comp
 
 class Jobs:
     """Every mpiexec job the script starts; kill_all() stops whatever is still running.
-    peak_kb[name] is a job's peak memory in KiB, {"resident": the largest resident-set
-    high-water mark (VmHWM) of any one of its ranks, "private": the largest anonymous
-    resident memory (RssAnon: heap, stacks; no code or shared memory) of any one rank seen},
-    sampled every MEMORY_SAMPLE_S while the job runs."""
+    Sampled every MEMORY_SAMPLE_S while a job runs, and once more as it ends: peak_kb[name],
+    a job's peak memory in KiB, {"resident": the largest resident-set high-water mark (VmHWM)
+    of any one of its ranks, "private": the largest anonymous resident memory (RssAnon: heap,
+    stacks; no code or shared memory) of any one rank seen}; and the CPU time of its ranks,
+    marked when it starts and when each of its result lines appears (phase_cpu)."""
 
     def __init__(self, log_dir, timeout, tool_names):
         self.log_dir, self.timeout, self.running = log_dir, timeout, []
         self.tool_names, self.peak_kb = set(tool_names), {}
+        self.cpu_s = {}  # job name -> {rank pid: CPU seconds last seen}
+        self.marks = {}  # job name -> {"start" or a phase it printed: {job name: its ranks' CPU seconds then}}
+        self.lock = threading.Lock()
         self.commands = open(os.path.join(log_dir, "commands.log"), "a")
         self.done = threading.Event()
-        self.sampler = threading.Thread(target=self.sample_memory, daemon=True)
+        self.sampler = threading.Thread(target=self.sample_every_interval, daemon=True)
         self.sampler.start()
 
-    def sample_memory(self):
+    def sample_every_interval(self):
         while not self.done.wait(MEMORY_SAMPLE_S):
-            for job in list(self.running):
+            self.sample(list(self.running))
+
+    def cpu_now(self):
+        return {name: sum(pids.values()) for name, pids in self.cpu_s.items()}
+
+    def sample(self, jobs):
+        with self.lock:
+            for job in jobs:
                 peak = self.peak_kb.setdefault(job.name, {"resident": 0, "private": 0})
+                cpu = self.cpu_s.setdefault(job.name, {})
                 for pid in process_tree(job.proc.pid):
                     for key, kb in rank_memory_kb(pid, self.tool_names).items():
                         peak[key] = max(kb, peak[key])
+                    seconds = rank_cpu_s(pid, self.tool_names)
+                    if seconds is not None:
+                        cpu[pid] = max(seconds, cpu.get(pid, 0.0))
+                marks = self.marks.setdefault(job.name, {"start": self.cpu_now()})
+                for m in RESULT.finditer(job.stdout()):
+                    marks.setdefault(m[1], self.cpu_now())
+
+    def phase_cpu(self, client, servers, phases):
+        """{phase: (CPU seconds of `client`'s ranks, of `servers`' ranks)} over each of the
+        client job's printed `phases`, from its start or the phase before (servers: None)."""
+        out, marks = {}, self.marks[client]
+        before = marks["start"]
+        for phase in phases:
+            now = marks[phase]
+            out[phase] = tuple(now.get(job, 0.0) - before.get(job, 0.0) if job else 0.0 for job in (client, servers))
+            before = now
+        return out
 
     def start(self, launcher, name, ranks, env, tool, tool_flags, cwd):
         cmd = launcher.command(ranks, tool, flags(**tool_flags), env)
@@ -70,11 +99,15 @@ class Jobs:
         self.commands.flush()
         job = Job(name, cmd, os.path.join(self.log_dir, name + ".out"), os.path.join(self.log_dir, name + ".err"),
                   cwd=cwd)
+        with self.lock:
+            self.marks[name] = {"start": self.cpu_now()}
         self.running.append(job)
         return job
 
     def finish(self, job, grace=30):
-        """Stops `job` if it still runs (SIGTERM, then SIGKILL) and any rank it left behind."""
+        """Stops `job` if it still runs (SIGTERM, then SIGKILL) and any rank it left behind;
+        its result lines printed since the last sample are marked now."""
+        self.sample([job])
         job.stop(grace, tree=True)
         if job in self.running:
             self.running.remove(job)
@@ -208,6 +241,14 @@ def original_problem(path):
             f"deltafs_bm_svr, deltafs_bm_cli and parallel_compactor, or no DIR for the workflow's build)")
 
 
+def with_cpu(found, jobs, name, servers):
+    """`found` (results() of job `name`), each phase given its "cpu_s": {"clients", "servers"}
+    (jobs.phase_cpu: the ranks' CPU time sampled up to its result line)."""
+    for phase, (clients, servers_s) in jobs.phase_cpu(name, servers, list(found)).items():
+        found[phase]["cpu_s"] = {"clients": round(clients, 3), "servers": round(servers_s, 3)}
+    return found
+
+
 class GuideTools:
     """One implementation's tools (`key`: "ours" or "original") running the guide's steps:
     the IndexFS runs (servers, then the client's insert and lstat phases), and DeltaFS's write,
@@ -226,10 +267,12 @@ class GuideTools:
                        dict(server_flags, **self.port_flags), self.work,
                        self.a.info_port, self.a.ready_timeout, self.a.stop_timeout)
 
-    def client(self, jobs, name, env, client_flags, expect):
+    def client(self, jobs, name, env, client_flags, expect, servers=None):
+        """The client job `name` (beside the servers job `servers`, if any): its results,
+        each phase with the CPU seconds of the client's and the servers' ranks over it."""
         job = jobs.run(self.launcher, name, self.a.ranks, dict(env, **self.overrides), "client", client_flags,
                        self.work)
-        return results(job, {phase: self.a.ranks * self.a.n for phase in expect})
+        return with_cpu(results(job, {phase: self.a.ranks * self.a.n for phase in expect}), jobs, name, servers)
 
     def indexfs(self, jobs, name, root, bulk=False):
         """Run 1 (or with `bulk` run 2): {"insert": result, "lstat": result}."""
@@ -238,7 +281,7 @@ class GuideTools:
         with self.servers(jobs, name + "-svr", a.servers, SERVER_ENV, dict(db=f"{root}/svr", **SERVER_FLAGS)):
             r = self.client(jobs, name + "-cli", {}, {"share_dir": 1, "n": a.n, **more, "read_phases": 1,
                                                       "info_svr_uri": self.uri, "skip_fs_checks": 0},
-                            ["insert", "fstats"])
+                            ["insert", "fstats"], name + "-svr")
         return {"insert": r["insert"], "lstat": r["fstats"]}
 
     def deltafs_write(self, jobs, name, origin):
@@ -251,14 +294,16 @@ class GuideTools:
         job = jobs.run(self.launcher, name + "-compact", self.a.readers, dict(COMPACTOR_ENV, **self.overrides),
                        "compactor",
                        dict({"src_dir": origin, "dst_dir": compacted}, **COMPACTOR_COMPAT_FLAGS), self.work)
-        return {"compaction": results(job, {"mapreduce": self.a.ranks * self.a.n})["mapreduce"]}
+        got = with_cpu(results(job, {"mapreduce": self.a.ranks * self.a.n}), jobs, name + "-compact", None)
+        return {"compaction": got["mapreduce"]}
 
     def deltafs_read(self, jobs, name, compacted):
         with self.servers(jobs, name + "-svr", self.a.readers, {},
                           dict({"use_existing_fs": 1, "db": compacted}, **SERVER_FLAGS)):
             r = self.client(jobs, name + "-read", {}, {"use_existing_fs": 1, "share_dir": 1, "n": self.a.n,
                                                        "write_phases": 0, "read_phases": 1,
-                                                       "info_svr_uri": self.uri, "skip_fs_checks": 0}, ["fstats"])
+                                                       "info_svr_uri": self.uri, "skip_fs_checks": 0}, ["fstats"],
+                            name + "-svr")
         return {"lstat": r["fstats"]}
 
     def prepare(self, run):

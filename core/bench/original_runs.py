@@ -7,7 +7,10 @@ same runs.
 
 What the original reports goes in as printed: per phase its operations and seconds (hence
 throughput and micros/op); failed operations are its clients' "Fail to ..." lines. It prints
-no latency quantiles, per-rank balance or CPU time: those fields are null. The servers
+no latency quantiles or per-rank balance: those fields are null. Nor CPU time: each phase's
+CPU seconds of the client (or compactor) ranks and of the servers' ranks are sampled from
+/proc every 50 ms, from the job's start or its previous result line to the phase's
+(guide.Jobs), so a first phase includes the job's start-up. The servers
 listen on a free port of this host (--info-port, default: one the kernel picks), since the
 guide's fixed 10086 may be taken by anything else on the machine."""
 import argparse
@@ -26,7 +29,7 @@ def document(phase, r, ranks, commit):
     """A phase document in runs.py's shape, from the original's result line `r`."""
     return {"phase": phase, "ops": r["ops"], "elapsed_s": r["seconds"],
             "throughput_mops": r["mops"], "micros_per_op": r["micros_per_op"], "errors": {"total": r["failed"]},
-            "latency_us": None, "cpu_s": {"clients": None, "servers": None},
+            "latency_us": None, "cpu_s": r["cpu_s"],
             "balance": {"rank_min_s": None, "rank_max_s": None}, "ranks": ranks,
             "build": {"git_revision": commit[:12], "implementation": "deltafs-proto"}, "placement": {"hosts": 1}}
 

@@ -6,8 +6,8 @@ repetition is drawn as a small dot. With several files per rank (config key file
 the throughput figures draw one line per system and files per rank (line styles), and the
 others show the largest files per rank, which their titles name. With the original
 prototype's runs in the summary, the throughput and time figures draw them beside ours in
-the design's colour with hollow markers (and lighter bars); the latency and CPU figures show
-ours alone, since the original prints neither, and say so."""
+the design's colour with hollow markers (and lighter bars); the latency figure shows ours
+alone, since the original prints no quantiles, and says so."""
 from matplotlib.patches import Patch
 
 from workflows.figures.style import log_axis, median_with_range, outside_legend, plt, save
@@ -34,7 +34,7 @@ def series_in(rows):
 def ours_only(rows):
     """(our rows, a title's note when the original's were left out)."""
     ours = select(rows, implementation="deltameta")
-    return ours, (" (ours only: the original prints no such numbers)" if len(ours) < len(rows) else "")
+    return ours, (" (ours only: the original prints none)" if len(ours) < len(rows) else "")
 
 
 def save_as(fig, name, out):
@@ -159,12 +159,13 @@ def latency(rows, out):
 
 def cpu(rows, out):
     fig, ax = plt.subplots(figsize=(8, 4))
-    rows, note = ours_only(rows)
     top_rows, top = at_largest_scale(rows)
+    several = len(implementations_of(top_rows)) > 1
     labels, x = [], 0
-    for s in systems_in(top_rows):
+    for s, impl, _ in series_in(top_rows):
+        alpha = 1.0 if IMPLEMENTATIONS[impl].filled else 0.45
         for phase in PHASES:
-            pts = select(top_rows, system=s, phase=phase)
+            pts = select(top_rows, implementation=impl, system=s, phase=phase)
             if not pts:
                 continue
             # Client and server CPU of one repetition go together: the range is that of each
@@ -175,16 +176,16 @@ def cpu(rows, out):
                                  if r["cpu_clients_s"] + r["cpu_servers_s"] > 0)[0]
             total, lo, hi = median_range(totals)
             share = share if share == share else 1.0
-            ax.bar(x, total * share, color=SYSTEMS[s].color)
-            ax.bar(x, total * (1 - share), bottom=total * share, color=SYSTEMS[s].color, alpha=0.45, hatch="//",
+            ax.bar(x, total * share, color=SYSTEMS[s].color, alpha=alpha)
+            ax.bar(x, total * (1 - share), bottom=total * share, color=SYSTEMS[s].color, alpha=0.45 * alpha, hatch="//",
                    edgecolor="white")
             ax.errorbar(x, total, yerr=[[total - lo], [hi - total]], color="black", capsize=3)
             ax.plot([x] * len(totals), totals, linestyle="none", marker=".", markersize=3, color="black", alpha=0.5)
-            labels.append(f"{SYSTEMS[s].short} {phase}")
+            labels.append(f"{SYSTEMS[s].short} {phase}" + (" (original)" if several and impl == "original" else ""))
             x += 1
     ax.set_xticks(range(len(labels)), labels, fontsize=8, rotation=30, ha="right")
     ax.set_ylabel("CPU seconds per million operations")
-    ax.set_title(f"Resource usage at {top}{note}")
+    ax.set_title(f"Resource usage at {top}" + (" (lighter: the original, sampled from /proc)" if several else ""))
     if labels:
         outside_legend(ax, fontsize=8, handles=[
             Patch(color="#777777", label="job ranks (clients, compactor)"),

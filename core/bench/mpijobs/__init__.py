@@ -5,12 +5,12 @@ and through runs.py the workflow) and the integration tests (core/tests/integrat
             or with its whole process tree; polling; JSON Lines results; JobError
   logged    the runs' jobs logged to one file: one-shot jobs, and server jobs that publish
             their address in a ready file
-  procs     /proc: a job's process tree, tagged processes, a rank's threads and memory"""
+  procs     /proc: a job's process tree, tagged processes, a rank's threads, memory and CPU time"""
 from .job import Job, JobError, read_json_lines, stop_on_signals, wait_until
 from .launcher import Launcher, flags
 from .logged import ServerJob, published_uri, run_job
-from .procs import descendants, kill, process_tree, rank_memory_kb, rank_threads, tagged
+from .procs import descendants, kill, process_tree, rank_cpu_s, rank_memory_kb, rank_threads, tagged
 
 __all__ = ["Job", "JobError", "Launcher", "ServerJob", "descendants", "flags", "kill", "process_tree",
-           "published_uri", "rank_memory_kb", "rank_threads", "read_json_lines", "run_job", "stop_on_signals",
-           "tagged", "wait_until"]
+           "published_uri", "rank_cpu_s", "rank_memory_kb", "rank_threads", "read_json_lines", "run_job",
+           "stop_on_signals", "tagged", "wait_until"]

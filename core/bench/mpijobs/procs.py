@@ -1,5 +1,5 @@
 """What /proc tells about a job's processes (mpijobs): the processes below mpiexec, those
-carrying an environment tag, a rank's threads and memory; and signals to a set of them,
+carrying an environment tag, a rank's threads, memory and CPU time; and signals to a set of them,
 with a way to spare a pid the kernel has meanwhile given to another process."""
 import os
 import signal
@@ -124,3 +124,19 @@ def rank_memory_kb(pid, tool_names):
             return {fields[w[0]]: int(w[1]) for w in map(str.split, f) if w and w[0] in fields}
     except (OSError, ValueError, IndexError):
         return {}
+
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def rank_cpu_s(pid, tool_names):
+    """CPU seconds (user + system) process `pid` has used if it runs one of `tool_names`,
+    else None."""
+    try:
+        if os.path.basename(os.readlink(f"/proc/{pid}/exe")) not in tool_names:
+            return None
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+    except (OSError, IndexError, ValueError):
+        return None
