@@ -15,102 +15,17 @@ on expiry its whole process group is killed."""
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 
 import pytest
 import yaml
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+from spack_helpers import REPO, installed_prefix, run
+
 RUNS_PY = os.path.join(REPO, "core", "bench", "runs.py")
-UPSTREAM = os.environ.get("DELTAMETA_UPSTREAM") or os.path.join(REPO, "..", "shared", "upstream")
-ARCHIVES = ("spack-1.0.2.tar.gz", "spack-packages-2025.07.tar.gz")
 TOOLS = ["deltameta_server", "deltameta_client", "deltameta_client_store", "deltameta_compactor",
          "deltameta_mdworkbench"]
-
-
-def stop(p):
-    """Ends the process group of `p` (SIGTERM, SIGKILL 30 s later) and returns its output."""
-    os.killpg(p.pid, signal.SIGTERM)
-    try:
-        return p.communicate(timeout=30)[0]
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        return p.communicate()[0]
-
-
-def run(cmd, timeout, cwd=None, env=None):
-    """Runs `cmd` in its own process group; fails the test on a non-zero exit or when it
-    outlives `timeout` seconds. On expiry, or when the test run is interrupted (Ctrl-C), the
-    group is ended, so no build is left running."""
-    p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                         start_new_session=True)
-    try:
-        out, _ = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        out = stop(p)
-        pytest.fail(f"timed out after {timeout} s: {' '.join(cmd)}\n{out[-4000:]}")
-    except BaseException:
-        stop(p)
-        raise
-    if p.returncode != 0:
-        pytest.fail(f"exit {p.returncode}: {' '.join(cmd)}\n{out[-4000:]}")
-    return out
-
-
-def find_or_set_up_spack(root):
-    """(spack command, environment for it): the one on PATH, else one set up in `root` from
-    the release archives; skips the test when there is neither."""
-    on_path = shutil.which("spack")
-    if on_path:
-        return on_path, dict(os.environ)
-    missing = [a for a in ARCHIVES if not os.path.isfile(os.path.join(UPSTREAM, a))]
-    if missing:
-        pytest.skip(f"spack is not on PATH and {UPSTREAM} lacks {', '.join(missing)} "
-                    "(README.md, 'Spack'; DELTAMETA_UPSTREAM names another folder)")
-    dest = os.path.join(root, "spack-setup")
-    run(["bash", os.path.join(REPO, "scripts", "setup-spack.sh"), "--from", UPSTREAM, dest], 600)
-    env = dict(os.environ, SPACK_PYTHON=os.path.join(dest, "python", "bin", "python"),
-               SPACK_USER_CONFIG_PATH=os.path.join(root, "user"),
-               SPACK_USER_CACHE_PATH=os.path.join(root, "user-cache"))
-    return os.path.join(dest, "spack", "bin", "spack"), env
-
-
-class Spack:
-    """`spack` with the test's configuration scope: install tree, stages and caches under `root`."""
-
-    def __init__(self, root):
-        self.root = str(root)
-        self.exe, self.environ = find_or_set_up_spack(self.root)
-        self.scope = os.path.join(self.root, "scope")
-        os.makedirs(self.scope)
-        config = {"config": {
-            "install_tree": {"root": os.path.join(self.root, "opt")},
-            "build_stage": [os.path.join(self.root, "stage")],
-            "source_cache": os.path.join(self.root, "cache", "source"),
-            "misc_cache": os.path.join(self.root, "cache", "misc"),
-            # spack develop links its build directory here, not into the working tree.
-            "develop_stage_link": os.path.join(self.root, "develop-build-{hash:7}"),
-        }}
-        with open(os.path.join(self.scope, "config.yaml"), "w") as f:
-            yaml.safe_dump(config, f)
-
-    def __call__(self, *args, timeout=900):
-        return run([self.exe, "-C", self.scope, *args], timeout, env=self.environ)
-
-    def env(self, name, manifest):
-        """An environment created from `manifest` (relative paths in it become absolute)."""
-        path = os.path.join(self.root, name)
-        self("env", "create", "-d", path, manifest, timeout=300)
-        return path
-
-
-def installed_prefix(spack, env):
-    out = spack("-e", env, "find", "--format", "{prefix}", "deltameta", timeout=300)
-    prefixes = [line for line in out.split() if line.startswith("/")]
-    assert len(prefixes) == 1, out
-    return prefixes[0]
 
 
 def three_runs(bin_dir, work, ranks=2, n=500):
@@ -153,11 +68,6 @@ def has_rados(bin_dir):
                        text=True, timeout=60, env=dict(os.environ, CEPH_CONF="/nonexistent"))
     assert r.returncode != 0, r
     return "needs RADOS support" not in r.stderr
-
-
-@pytest.fixture(scope="session")
-def spack(tmp_path_factory):
-    return Spack(tmp_path_factory.mktemp("spack"))
 
 
 @pytest.fixture(scope="module")
