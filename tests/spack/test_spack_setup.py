@@ -1,9 +1,13 @@
 """scripts/setup-spack.sh's refusals (each one line naming the problem, exit 2), and what the
-Spack tests do without Spack: skip, naming the folder where they looked for the archives.
+Spack tests do without Spack or without the prototype's archive: skip, naming the folder
+where they looked and what it lacks.
 (The set-up itself runs for real in test_spack_env.py wherever no spack is on PATH.)"""
 import os
+import shutil
 import subprocess
 import sys
+
+from spack_helpers import UPSTREAM
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SETUP = os.path.join(REPO, "scripts", "setup-spack.sh")
@@ -44,3 +48,30 @@ def test_spack_tests_skip_naming_where_they_looked(tmp_path):
     assert res.returncode == 0, res.stdout
     assert (f"spack is not on PATH and {tmp_path / 'nowhere'} lacks spack-1.0.2.tar.gz, "
             "spack-packages-2025.07.tar.gz") in res.stdout, res.stdout
+
+
+def test_deltafs_proto_tests_skip_naming_what_is_missing(tmp_path):
+    """Without its archive, test_deltafs_proto.py skips naming it; with the archive (and its
+    README) but without Spack, the install skips naming Spack's archives."""
+    path = ":".join(d for d in os.environ["PATH"].split(":")
+                    if not os.path.exists(os.path.join(d, "spack")))
+    test = os.path.join(REPO, "tests", "spack", "test_deltafs_proto.py")
+
+    def pytest_with(upstream):
+        env = dict(os.environ, PATH=path, DELTAMETA_UPSTREAM=str(upstream))
+        res = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", test],
+                             capture_output=True, text=True, timeout=120, env=env, cwd=str(tmp_path))
+        assert res.returncode == 0, res.stdout
+        return res.stdout
+
+    out = pytest_with(tmp_path / "nowhere")
+    assert f"{tmp_path / 'nowhere'} lacks deltafs-proto-2021.5.tar.gz" in out and "4 skipped" in out, out
+    if not os.path.isfile(os.path.join(UPSTREAM, "deltafs-proto-2021.5.tar.gz")):
+        return
+    upstream = tmp_path / "upstream"
+    upstream.mkdir()
+    for name in ("deltafs-proto-2021.5.tar.gz", "README.md"):
+        shutil.copyfile(os.path.join(UPSTREAM, name), upstream / name)
+    out = pytest_with(upstream)
+    assert (f"spack is not on PATH and {upstream} lacks spack-1.0.2.tar.gz, spack-packages-2025.07.tar.gz"
+            in out and "1 passed, 3 skipped" in out), out
