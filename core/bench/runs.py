@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sys
 
-from mpijobs import JobError, Launcher, ServerJob, read_json_lines, run_job, stop_on_signals
+from mpijobs import JobError, Launcher, Sampler, ServerJob, read_json_lines, run_job, stop_on_signals
 
 SERVER_ENV = {
     "DELTAFS_Db_write_ahead_log_buffer": 65536,
@@ -301,11 +301,13 @@ def mdworkbench(run, interface, ranks, servers, bench, docs, process_reports=Fal
     return docs
 
 
-def write_docs(path, run_name, docs, storage=None, **fields):
-    """One line per phase document, with the run's name, where its stores were, and `fields`."""
+def write_docs(path, run_name, docs, sampler, storage=None, **fields):
+    """One line per phase document, with the run's name, where its stores were, the machine's
+    readings around the phase (`environment`, mpijobs.sampler) and `fields`."""
     with open(path, "w") as f:
         for d in docs:
-            f.write(json.dumps(dict(d, run=run_name, **fields, **({"storage": storage} if storage else {}))) + "\n")
+            f.write(json.dumps(dict(d, run=run_name, **fields, environment=sampler.around(d),
+                                    **({"storage": storage} if storage else {}))) + "\n")
 
 
 def main():
@@ -348,7 +350,7 @@ def main():
     stop_on_signals()
     overrides = dict(kv.split("=", 1) for kv in a.env)
     docs, storage, run = [], None, None
-    with open(a.log, "a") as log:
+    with open(a.log, "a") as log, Sampler() as sampler:
         try:
             launcher = Launcher(os.path.abspath(a.bin), a.mpiexec, a.hostfile)
             storage = Storage(launcher, log, a.timeout, a.storage_root, a.storage_base, a.ceph_conf)
@@ -371,11 +373,11 @@ def main():
                     storage.remove(location)
         except JobError as e:
             if a.run == "mdworkbench" and run:  # what the failed run measured, its verification errors too
-                write_docs(a.out, a.run, docs, dict(backend=storage.backend, stores=run.stores),
+                write_docs(a.out, a.run, docs, sampler, dict(backend=storage.backend, stores=run.stores),
                            interface=a.interface)
             sys.exit(f"runs: {e}")
     extra = {"interface": a.interface} if a.run == "mdworkbench" else {}
-    write_docs(a.out, a.run, docs, dict(backend=storage.backend, stores=run.stores), **extra)
+    write_docs(a.out, a.run, docs, sampler, dict(backend=storage.backend, stores=run.stores), **extra)
 
 
 if __name__ == "__main__":

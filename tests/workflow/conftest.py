@@ -1,5 +1,5 @@
 """Shared fixtures of the workflow tests: a Snakemake runner in a scratch working
-directory, a mount namespace to mount file systems in, and finished smoke runs (stores on
+directory, a mount namespace to mount file systems in, two CPU hogs, and finished smoke runs (stores on
 posix and on RADOS) that several tests inspect. The posix smoke run works in a git
 repository holding the project's tracked outputs (.gitignore, paper/, results/reference/)
 and another profile's results, so that tests can check it changed none of them."""
@@ -155,6 +155,21 @@ def mount_namespace():
         pytest.skip(f"no mount namespace to mount a tmpfs and an overlay in: unshare {' '.join(options)}: "
                     f"{res.stderr.strip()}")
     return options
+
+
+@pytest.fixture
+def two_cpu_hogs():
+    """Two busy processes (`yes`), one per CPU of this 2-core machine, for the test's
+    duration; killed by pid at its end and checked gone."""
+    hogs = [subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) for _ in range(2)]
+    try:
+        time.sleep(0.5)
+        yield [hog.pid for hog in hogs]
+    finally:
+        for hog in hogs:
+            os.kill(hog.pid, signal.SIGKILL)
+            hog.wait()
+        assert not [hog.pid for hog in hogs if os.path.exists(f"/proc/{hog.pid}")], "a CPU hog outlived its test"
 
 
 @pytest.fixture(scope="session")

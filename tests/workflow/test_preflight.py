@@ -6,9 +6,7 @@ import json
 import os
 import re
 import shlex
-import signal
 import subprocess
-import time
 
 import pytest
 from conftest import BUILT, NO_MDWB, mount_namespace
@@ -16,19 +14,6 @@ from conftest import BUILT, NO_MDWB, mount_namespace
 CHEAP = {**BUILT, **NO_MDWB}
 UNTIL_FIRST_JOB = ("--until", "build_core")
 STRICT = ("--config", "strict_environment=true")
-
-
-@pytest.fixture
-def two_cpu_hogs():
-    """Two busy processes, one per CPU of this 2-core machine, for the test's duration."""
-    hogs = [subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) for _ in range(2)]
-    try:
-        time.sleep(0.5)
-        yield
-    finally:
-        for hog in hogs:
-            os.kill(hog.pid, signal.SIGKILL)
-            hog.wait()
 
 
 def lines(res, start):

@@ -10,6 +10,9 @@ import subprocess
 import sys
 from importlib import metadata
 
+from workflows.environment.phase import environment_columns
+from workflows.results.runs import result_file
+
 
 def git(repo, *args):
     res = subprocess.run(["git", "-C", repo, *args], capture_output=True, text=True)
@@ -34,6 +37,7 @@ def main(sm):
         "python_packages": packages,
         "host": {"hostname": platform.node(), "kernel": platform.release(), "machine": platform.machine()},
         "placement": placement(sm.input.runs),
+        "environment": environment(sm.input.runs),
         "preflight": preflight(sm.params.preflight),
         "note": "every phase result in results/runs/ also carries its binary's build and host info",
     }
@@ -74,6 +78,19 @@ def placement(run_files):
                     out.setdefault(path, {})[d["phase"]] = dict(
                         {"rank_hosts": where.get("rank_hosts", []), "server_addresses": d.get("server_addresses", [])},
                         **({"slurm": d["slurm"]} if d.get("slurm") else {}))
+    return out
+
+
+def environment(run_files):
+    """{run result file: {phase: its environment (summary.csv's environment columns)}}."""
+    out = {}
+    for path in run_files:
+        servers = result_file(path)[0]["servers"]
+        with open(path) as f:
+            for line in f:
+                if line.strip():
+                    d = json.loads(line)
+                    out.setdefault(path, {})[d["phase"]] = environment_columns(d, servers)
     return out
 
 

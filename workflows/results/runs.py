@@ -1,16 +1,18 @@
 """Reads the runs' JSON Lines results into flat rows: one per implementation x system x phase
 x scale x repetition, with the run's coordinates taken from its path, which is one of the run
-rules' result files (registry.py). The original's compactor also moves each writer store's
-root entry, one per client rank: its compaction's expected operations count them."""
+rules' result files (registry.py), and the environment the phase was measured in
+(environment/phase.py). The original's compactor also moves each writer store's root entry,
+one per client rank: its compaction's expected operations count them."""
 import json
 import re
 
+from workflows.environment.phase import ENVIRONMENT_COLUMNS, environment_columns
 from workflows.registry import IMPLEMENTATIONS, SYSTEMS, results_of
 
 COLUMNS = ["implementation", "system", "phase", "storage", "client_ranks", "servers", "files_per_rank", "repetition", "ops",
            "expected_ops", "errors", "elapsed_s", "throughput_mops", "micros_per_op", "lat_min_us", "lat_q1_us",
            "lat_median_us", "lat_q3_us", "lat_q90_us", "lat_q99_us", "lat_max_us", "cpu_clients_s",
-           "cpu_servers_s", "rank_min_s", "rank_max_s", "git_revision", "hosts"]
+           "cpu_servers_s", "rank_min_s", "rank_max_s", "git_revision", "hosts", *ENVIRONMENT_COLUMNS]
 QUANTILES = ["min", "q1", "median", "q3", "q90", "q99", "max"]
 WORD, NUMBER = r"\w+", r"\d+"
 WORD_WILDCARDS = ("backend", "interface")
@@ -73,6 +75,7 @@ def rows(paths):
                            cpu_clients_s=blank(d["cpu_s"]["clients"]), cpu_servers_s=blank(d["cpu_s"]["servers"]),
                            rank_min_s=blank(d["balance"]["rank_min_s"]), rank_max_s=blank(d["balance"]["rank_max_s"]),
                            git_revision=d["build"]["git_revision"],
-                           hosts=(d.get("placement") or {}).get("hosts", 1))
+                           hosts=(d.get("placement") or {}).get("hosts", 1),
+                           **environment_columns(d, where["servers"]))
             except (KeyError, TypeError, json.JSONDecodeError) as e:
                 raise ValueError(f"{path}:{number}: malformed phase result ({e!r})") from None

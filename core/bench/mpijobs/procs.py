@@ -15,6 +15,17 @@ def stat(pid):
         return None
 
 
+def cpu_seconds(pid):
+    """User + system CPU seconds of process `pid` and of its ended children it has waited
+    for, or 0 once it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return sum(int(v) for v in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
 def _live():
     """{pid: parent pid} of every live process (zombies left out)."""
     parents = {}

@@ -1,0 +1,96 @@
+"""The machine around a run (mpijobs): a thread that reads, every `period` seconds while the
+run lasts, the machine's CPU counters (/proc/stat's aggregate `cpu` line, as the kernel
+wrote it), the 1-minute load average and the CPU seconds this process and every process
+below it have used so far; and the readings that cover one phase, for its document.
+
+Why here and not in the tools: runs.py starts every job of a run, so it alone knows which
+processes are the run's (its process tree: mpiexec, proxies, clients, servers) and sees
+every implementation's jobs alike, also a tool that knows nothing of this; and the C++ hot
+paths stay free of it. What other processes used over a phase is the machine's busy time
+minus the run's own, over the readings around it: the workflow works it out from the raw
+readings (workflows/environment/phase.py, the one parser of /proc/stat), so a phase
+document carries the facts, not a verdict. A reading costs a few reads of /proc (well under
+a millisecond); the thread sleeps between readings."""
+import os
+import threading
+import time
+from datetime import datetime
+
+from . import procs
+
+PERIOD_S = 0.25
+
+
+def _cpu_line():
+    with open("/proc/stat") as f:
+        for line in f:
+            if line.startswith("cpu "):
+                return line.strip()
+    return ""
+
+
+def _load_1m():
+    with open("/proc/loadavg") as f:
+        return float(f.read().split()[0])
+
+
+def _own_cpu_s():
+    """CPU seconds used so far by this process and every process below it, live or ended."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system + sum(
+        procs.cpu_seconds(pid) for pid in procs.process_tree(os.getpid()))
+
+
+def _shm():
+    try:
+        st = os.statvfs("/dev/shm")
+    except OSError:
+        return None
+    return {"size_bytes": st.f_blocks * st.f_frsize, "free_bytes": st.f_bavail * st.f_frsize}
+
+
+class Sampler:
+    """Context manager: readings [wall time, /proc/stat's cpu line, load 1 min, own CPU s]
+    from entering to leaving, one every `period` seconds and one at each end."""
+
+    def __init__(self, period=PERIOD_S):
+        self.period, self.readings = period, []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="sampler", daemon=True)
+        self.shm = None
+
+    def read(self):
+        self.readings.append([time.time(), _cpu_line(), _load_1m(), _own_cpu_s()])
+
+    def _loop(self):
+        while not self._stop.wait(self.period):
+            self.read()
+
+    def __enter__(self):
+        self.shm = _shm()
+        self.read()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        self.read()
+        return False
+
+    def around(self, doc):
+        """{"period_s", "readings", "shm"} for a phase document: the readings from the last one
+        before the phase began to the first one after it ended. The phase's end is its
+        `finished_at` (whole seconds, so up to a second later is taken too), its start that
+        less `elapsed_s`; a document without them gets every reading of the run."""
+        readings = self.readings
+        try:
+            end = datetime.strptime(doc["finished_at"], "%Y-%m-%dT%H:%M:%S%z").timestamp() + 1
+            start = end - 1 - float(doc["elapsed_s"])
+        except (KeyError, TypeError, ValueError):
+            start, end = None, None
+        if start is not None:
+            first = max([i for i, r in enumerate(readings) if r[0] <= start] or [0])
+            last = min([i for i, r in enumerate(readings) if r[0] >= end] or [len(readings) - 1])
+            readings = readings[first:last + 1]
+        return {"period_s": self.period, "readings": readings, "shm": self.shm}

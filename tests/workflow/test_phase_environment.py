@@ -1,0 +1,73 @@
+"""The environment of every phase: core/bench/runs.py (run by path, as the workflow, ctest and
+a user run it) puts the machine's readings around each phase into its document, and
+summary.csv's environment columns come out of them (workflows/environment/phase.py): on
+recorded readings, on a real run on this machine, and beside two CPU hogs, whose share
+the other processes' column must show."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import REPO
+
+from workflows.environment import mounts
+from workflows.environment.phase import ENVIRONMENT_COLUMNS, environment_columns
+from workflows.results.runs import COLUMNS
+
+TOOLS = os.path.join(REPO, "build", "core")
+# 2 CPUs over 1 s (200 ticks): 150 busy, 10 of them stolen; the run's own processes used 0.5 CPU s
+READINGS = [[100.0, "cpu  1000 0 500 8000 100 0 0 50 0 0", 0.5, 10.0],
+            [100.5, "cpu  1040 0 520 8030 100 0 0 55 0 0", 1.5, 10.2],
+            [101.0, "cpu  1120 0 520 8050 100 0 0 60 0 0", 0.9, 10.5]]
+
+
+def doc(**kw):
+    return dict({"phase": "insert", "ranks": 2, "elapsed_s": 1.0, "cpu_s": {"clients": 0.3, "servers": 0.2},
+                 "environment": {"period_s": 0.5, "readings": READINGS, "shm": {"size_bytes": 1 << 30,
+                                                                                "free_bytes": 512 << 20}}}, **kw)
+
+
+def test_recorded_readings_give_the_phases_environment(tmp_path):
+    cols = environment_columns(doc(storage={"backend": "posix", "stores": {"servers": str(tmp_path / "svr")}}), 2)
+    assert cols["cpu_other_share"] == pytest.approx((150 - 50) / 200)  # busy less the run's own 0.5 s
+    assert cols["cpu_steal_share"] == pytest.approx(10 / 200)
+    assert cols["load_max"] == 1.5 and cols["shm_free_mib"] == 512
+    assert cols["cpu_own_share"] == pytest.approx(0.5 / (1.0 * 4))  # 2 client ranks + 2 servers
+    fs = mounts.file_system(str(tmp_path))
+    assert (cols["store_fs"], cols["store_kind"]) == (fs["fs_type"], fs["kind"])
+    assert set(ENVIRONMENT_COLUMNS) <= set(COLUMNS)
+
+
+def test_results_without_readings_leave_the_columns_empty():
+    cols = environment_columns(doc(environment=None, storage={"backend": "rados", "stores": {}}), 2)
+    assert cols["cpu_other_share"] == "" and cols["shm_free_mib"] == "" and cols["store_kind"] == "rados"
+
+
+def run_indexfs(tmp_path, n=20000):
+    if not os.access(os.path.join(TOOLS, "deltameta_client"), os.X_OK):
+        pytest.skip(f"no core built in {TOOLS}")
+    out = tmp_path / "o.jsonl"
+    res = subprocess.run([sys.executable, os.path.join(REPO, "core", "bench", "runs.py"), "indexfs", "--bin", TOOLS,
+                          "--ranks", "1", "--servers", "1", "--n", str(n), "--work", str(tmp_path / "w"), "--out",
+                          str(out), "--log", str(tmp_path / "l.log")], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    return [json.loads(line) for line in out.read_text().splitlines()]
+
+
+def test_runs_py_by_path_records_the_readings_around_every_phase(tmp_path):
+    docs = run_indexfs(tmp_path)
+    assert [d["phase"] for d in docs] == ["insert", "lstat"]
+    for d in docs:
+        readings = d["environment"]["readings"]
+        assert len(readings) >= 2 and readings[0][0] < readings[-1][0]
+        assert readings[-1][0] - readings[0][0] >= d["elapsed_s"]  # the readings cover the phase
+        assert readings[0][1].startswith("cpu ") and readings[-1][3] > readings[0][3]  # the run's CPU grew
+        cols = environment_columns(d, 1)
+        assert 0 <= cols["cpu_other_share"] <= 1 and 0 < cols["cpu_own_share"] <= 1
+        assert cols["store_kind"] == mounts.file_system(str(tmp_path))["kind"]
+
+
+def test_two_cpu_hogs_show_as_other_processes_share(tmp_path, two_cpu_hogs):
+    for d in run_indexfs(tmp_path, n=50000):
+        assert environment_columns(d, 1)["cpu_other_share"] > 0.3, d["phase"]
