@@ -50,7 +50,8 @@ tree) to replace it.
 - Machine: {machine()}.
 - Revision: {prov['git_revision']} (git_dirty: {str(prov['git_dirty']).lower()}); Python {prov.get('python')},
   {packages}.
-- Claims: {c['held']} held, {c['failed']} failed, {c['not tested']} not tested (`claims.md`).
+- Claims: {c['held']} held, {c['failed']} failed, {c.get('not comparable here', 0)} not comparable here,
+  {c['not tested']} not tested (`claims.md`).
 
 | file | what |
 | --- | --- |

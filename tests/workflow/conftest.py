@@ -6,6 +6,7 @@ and another profile's results, so that tests can check it changed none of them."
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -155,6 +156,22 @@ def mount_namespace():
         pytest.skip(f"no mount namespace to mount a tmpfs and an overlay in: unshare {' '.join(options)}: "
                     f"{res.stderr.strip()}")
     return options
+
+
+def run_on_an_overlay(wf, scratch, *args, overrides=None):
+    """Runs Snakemake (wf.command) with wf's results/ an overlay (upper folder scratch/upper)
+    in a mount namespace of its own, or pytest.skip naming why it cannot be mounted."""
+    options = mount_namespace()
+    script = " && ".join([
+        f"mkdir -p {scratch}/lower {scratch}/upper {scratch}/work {wf.workdir}/results",
+        f"mount -t overlay overlay -o lowerdir={scratch}/lower,upperdir={scratch}/upper,workdir={scratch}/work "
+        f"{wf.workdir}/results",
+        "exec " + shlex.join(wf.command(*args, overrides=overrides)),
+    ])
+    res = subprocess.run(["unshare", *options, "sh", "-c", script], capture_output=True, text=True, timeout=600)
+    if res.returncode != 0 and res.stderr.startswith("mount:"):
+        pytest.skip(f"cannot mount an overlay here: {res.stderr.strip()}")
+    return res
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ import sys
 import pytest
 from conftest import REPO, mount_namespace
 
+from workflows.claims.check import load_claims
 from workflows.environment import conditions, cpu, mounts, preflight, shm
 
 # /proc/stat of a 2-CPU VM, 1 s apart: 120 of 200 ticks busy, 10 of them stolen, 5 in iowait
@@ -94,6 +95,10 @@ def test_kinds_of_file_system_types(fs_type, kind):
     assert mounts.kind(fs_type) == kind
 
 
+# the strictest of paper/claims.yaml's conditions, as the pre-flight checks them
+CONDITIONS = conditions.strictest(load_claims(os.path.join(REPO, "paper", "claims.yaml"))["claims"])
+
+
 def findings(other=0.02, store_type="ext4", shm_free=1 << 30):
     return {
         "cores": {"given": 2, "available": 2},
@@ -105,19 +110,19 @@ def findings(other=0.02, store_type="ext4", shm_free=1 << 30):
 
 
 def test_an_idle_machine_with_local_stores_meets_every_condition():
-    assert conditions.outside(findings()) == []
-    assert conditions.outside(findings(store_type="tmpfs")) == []
+    assert conditions.outside(findings(), CONDITIONS) == []
+    assert conditions.outside(findings(store_type="tmpfs"), CONDITIONS) == []
 
 
 def test_each_condition_outside_its_bound_is_named_with_its_value_and_fix():
-    busy = conditions.outside(findings(other=0.58))
+    busy = conditions.outside(findings(other=0.58), CONDITIONS)
     assert busy == [("other processes used 58% of the CPUs over 1 s, more than the claims' 10%",
                      "rerun on an otherwise idle machine")]
-    fuse = conditions.outside(findings(store_type="fuse.fuse-overlayfs"))
+    fuse = conditions.outside(findings(store_type="fuse.fuse-overlayfs"), CONDITIONS)
     assert len(fuse) == 1 and fuse[0][0] == "results/smoke/ is on fuse.fuse-overlayfs (overlay or FUSE, mounted at /)"
     assert "local disk" in fuse[0][1]
-    assert "nfs4 (network" in conditions.outside(findings(store_type="nfs4"))[0][0]
-    small = conditions.outside(findings(shm_free=16 << 20))
+    assert "nfs4 (network" in conditions.outside(findings(store_type="nfs4"), CONDITIONS)[0][0]
+    small = conditions.outside(findings(shm_free=16 << 20), CONDITIONS)
     assert len(small) == 1 and small[0][0].startswith("/dev/shm 16 MiB free, under the 64 MiB")
 
 
@@ -127,10 +132,10 @@ def test_the_block_and_the_stop_line():
                         "(steal 0%), load average 0.10 0.20 0.30")
     assert lines[1:] == ["pre-flight: results/smoke/ on ext4 at / (local disk)",
                          "pre-flight: /dev/shm 1.0 GiB, 1.0 GiB free"]
-    one = conditions.outside(findings(other=0.58))
+    one = conditions.outside(findings(other=0.58), CONDITIONS)
     assert preflight.stop_line(one) == ("pre-flight: other processes used 58% of the CPUs over 1 s, more than the "
                                         "claims' 10% (rerun on an otherwise idle machine, or drop strict_environment)")
-    two = conditions.outside(findings(other=0.58, store_type="nfs"))
+    two = conditions.outside(findings(other=0.58, store_type="nfs"), CONDITIONS)
     assert preflight.stop_line(two) == (
         "pre-flight: other processes used 58% of the CPUs over 1 s, more than the claims' 10% (rerun on an otherwise "
         "idle machine); results/smoke/ is on nfs (network, mounted at /) (run with results/ on a local disk file "
@@ -140,12 +145,13 @@ def test_the_block_and_the_stop_line():
 
 def test_preflight_records_its_findings_and_says_whether_to_go_on(tmp_path, capsys):
     record = str(tmp_path / "results" / "x" / "preflight.json")
-    go_on = preflight.preflight(2, {"results/x/": str(tmp_path)}, record, strict=True, interval_s=0.2)
+    go_on = preflight.preflight(2, {"results/x/": str(tmp_path)}, record, strict=True, conditions=CONDITIONS,
+                                interval_s=0.2)
     with open(record) as f:
         found = json.load(f)
     assert go_on == (found["outside"] == [])
     assert found["stores"]["results/x/"]["path"] == os.path.realpath(tmp_path)
-    assert found["conditions"] == conditions.CONDITIONS
+    assert found["conditions"] == CONDITIONS
     err = capsys.readouterr().err.splitlines()
     assert err[0].startswith("pre-flight: 2 cores given to snakemake")
     assert 0 <= found["cpu"]["busy"] <= 1 and found["cpu"]["other"] == found["cpu"]["busy"]
@@ -186,5 +192,5 @@ def test_a_real_tmpfs_and_overlay_are_classified_and_the_overlay_named(tmp_path)
     assert (fs[f"{top}/upper"]["fs_type"], fs[f"{top}/upper"]["kind"]) == ("tmpfs", mounts.TMPFS)
     over = fs[f"{top}/over/results"]
     assert (over["fs_type"], over["kind"], over["mount_point"]) == ("overlay", mounts.OVERLAY_OR_FUSE, f"{top}/over")
-    named = conditions.outside(dict(findings(), stores={"results/": over}))
+    named = conditions.outside(dict(findings(), stores={"results/": over}), CONDITIONS)
     assert named[0][0] == f"results/ is on overlay (overlay or FUSE, mounted at {top}/over)"

@@ -5,11 +5,8 @@ warning, and with strict_environment one line and no job; results/ on an overlay
 import json
 import os
 import re
-import shlex
-import subprocess
 
-import pytest
-from conftest import BUILT, NO_MDWB, mount_namespace
+from conftest import BUILT, NO_MDWB, run_on_an_overlay
 
 CHEAP = {**BUILT, **NO_MDWB}
 UNTIL_FIRST_JOB = ("--until", "build_core")
@@ -64,17 +61,8 @@ def test_strict_environment_with_two_cpu_hogs_stops_with_one_line_before_any_job
 
 
 def test_results_on_an_overlay_are_named(workflow_in, tmp_path):
-    options = mount_namespace()
     work = workflow_in.workdir
-    overlay = " && ".join([
-        f"mkdir -p {tmp_path}/lower {tmp_path}/upper {tmp_path}/work {work}/results",
-        f"mount -t overlay overlay -o lowerdir={tmp_path}/lower,upperdir={tmp_path}/upper,workdir={tmp_path}/work "
-        f"{work}/results",
-        "exec " + shlex.join(workflow_in.command(*UNTIL_FIRST_JOB, *STRICT, overrides=CHEAP)),
-    ])
-    res = subprocess.run(["unshare", *options, "sh", "-c", overlay], capture_output=True, text=True, timeout=600)
-    if res.returncode != 0 and res.stderr.startswith("mount:"):
-        pytest.skip(f"cannot mount an overlay here: {res.stderr.strip()}")
+    res = run_on_an_overlay(workflow_in, tmp_path, *UNTIL_FIRST_JOB, *STRICT, overrides=CHEAP)
     assert res.returncode != 0, res.stdout[-2000:] + res.stderr[-3000:]
     stop = lines(res, "pre-flight: ")[-1]
     assert f"results/smoke/ is on overlay (overlay or FUSE, mounted at {work}/results)" in stop, stop

@@ -4,8 +4,12 @@ point), with a relation, a bound and a tolerance. Used by the claims rule (claim
 and by the tests.
 
 A claim is `held` when the median ratio at every point is inside its accepted interval,
-`failed` when it is not at some point (reported, never hidden), and `not tested` when the
-configuration does not run a design it compares. Missing data (a design the configuration
+`failed` when it is not at some point measured within the claim's conditions (reported,
+never hidden), `not comparable here` when no point measured within them fails but some
+point was measured outside them (any repetition of either side: other processes' CPU, the
+stores' file system, /dev/shm; environment/conditions.py names each, with its measured
+value and fix), and `not tested` when the configuration does not run a design it compares.
+Results without the environment recorded are checked on their ratios alone. Missing data (a design the configuration
 runs but whose phase or metric is absent at a point) raises MissingData: the check cannot
 say anything then. The tables name the files per rank only when the results hold several."""
 import math
@@ -13,6 +17,7 @@ import statistics
 
 import yaml
 
+from workflows.environment.conditions import outside_rows, parse, recorded
 from workflows.registry import PHASES, SYSTEMS
 
 RELATIONS = {">=", "<=", "within"}
@@ -25,8 +30,9 @@ METRICS = {
 }
 SINGLE_PHASE = {"throughput_mops", "lat_median_us"}
 FIELDS = {"id", "claim", "paper", "paper_value", "figure", "metric", "of", "over", "relation", "bound", "tolerance",
-          "why"}
-OPTIONAL = {"paper", "paper_value", "why"}
+          "why", "conditions"}
+OPTIONAL = {"paper", "paper_value", "why", "conditions"}
+STATUSES = ("held", "failed", "not comparable here", "not tested")
 
 
 class MissingData(Exception):
@@ -71,6 +77,7 @@ def load_claims(path):
                                  f"phases: [some of {', '.join(sorted(PHASES))}]}}")
             if c["metric"] in SINGLE_PHASE and len(s["phases"]) != 1:
                 raise ValueError(f"{where}: {c['metric']} is measured on one phase; {side} lists {s['phases']}")
+        c["conditions"] = parse(c.get("conditions"), where)
     return doc
 
 
@@ -134,13 +141,18 @@ def _number(row, column, what):
     return float(v)
 
 
+def point_rows(rows, side, phase, ranks, n):
+    """The rows of one side's `phase` at `ranks` client ranks x `n` files per rank."""
+    return [r for r in rows if r["system"] == side["system"] and r["phase"] == phase
+            and int(r["client_ranks"]) == ranks and int(r["files_per_rank"]) == n]
+
+
 def side_values(rows, side, metric, ranks, n, claim_id):
     """{repetition: value} of one side of a claim at `ranks` client ranks x `n` files per rank."""
     per_rep = {}
     for phase in side["phases"]:
         what = f"claim {claim_id}: {side['system']} {phase} at {ranks} client ranks x {n} files per rank"
-        found = [r for r in rows if r["system"] == side["system"] and r["phase"] == phase
-                 and int(r["client_ranks"]) == ranks and int(r["files_per_rank"]) == n]
+        found = point_rows(rows, side, phase, ranks, n)
         if not found:
             raise MissingData(f"{what}: no rows in summary.csv (rerun the workflow so that every configured "
                               "design runs at every client count)")
@@ -181,22 +193,47 @@ def check_claim(claim, rows, systems):
             raise MissingData(f"claim {claim['id']}: {claim['over']['system']} {claim['metric']} is 0 at {x} "
                               f"client ranks x {n} files per rank: no ratio")
         median = statistics.median(of.values()) / statistics.median(over.values())
+        measured_rows = [r for side in (claim["of"], claim["over"]) for phase in side["phases"]
+                         for r in point_rows(rows, side, phase, x, n)]
         out["per_client_ranks"].append({
+            "outside": outside_rows(claim.get("conditions") or [], measured_rows),
             "client_ranks": x, "files_per_rank": n, "median": median,
             "min": min(of.values()) / max(over.values()), "max": max(of.values()) / min(over.values()),
             "of": [of[k] for k in sorted(of)], "over": [over[k] for k in sorted(over)],
             "held": low <= median <= high})
     pts = out["per_client_ranks"]
     held = all(p["held"] for p in pts)
+    failed = [p for p in pts if not p["held"] and not p["outside"]]
+    outside = [o for p in pts for o in p["outside"]]
+    status = "failed" if failed else "not comparable here" if outside else "held"
     # A median near the accepted interval's edge is shown with the digits that tell its side.
     out["digits"] = digits_beside([p["median"] for p in pts], [low, high])
     out["expected"] = expected_text(claim, out["digits"])
-    out.update(status="held" if held else "failed", held=held,
+    out.update(status=status, held=held if status != "not comparable here" else None,
+               environment="recorded" if recorded(rows) else "not recorded",
+               not_comparable=_worst(outside),
                measured={"median_low": min(p["median"] for p in pts), "median_high": max(p["median"] for p in pts),
                          "min": min(p["min"] for p in pts), "max": max(p["max"] for p in pts)},
                failed_at=[{"client_ranks": p["client_ranks"], "files_per_rank": p["files_per_rank"]}
-                          for p in pts if not p["held"]])
+                          for p in failed])
     return out
+
+
+def _worst(outside):
+    """One entry per condition violated: the one with the farthest measured value."""
+    worst = {}
+    for o in outside:
+        have = worst.get(o["condition"])
+        if have is None or (isinstance(o["measured"], float) and
+                            (o["measured"] > have["measured"]) == (o["condition"] == "other_cpu_at_most")):
+            worst[o["condition"]] = o
+    return list(worst.values())
+
+
+def not_comparable_text(r):
+    """`not comparable here: <what was violated, with its measured value> (<the fix>)`, each
+    condition violated once."""
+    return "not comparable here: " + "; ".join(f"{o['problem']} ({o['fix']})" for o in r["not_comparable"])
 
 
 # Metrics the original prototype does not report (core/bench/original_runs.py): its claims
@@ -218,7 +255,7 @@ def check(doc, rows, systems, implementation="deltameta"):
             results.append(r)
         else:
             results.append(check_claim(c, rows, systems))
-    counts = {s: sum(r["status"] == s for r in results) for s in ("held", "failed", "not tested")}
+    counts = {s: sum(r["status"] == s for r in results) for s in STATUSES}
     return {"paper": doc.get("paper", {}), "implementation": implementation, "counts": counts, "claims": results}
 
 
@@ -247,6 +284,19 @@ def measured_text(r, name_n=False):
     return f"median {med} at {where(r['per_client_ranks'], name_n)} (range {fmt(m['min'])}x to {fmt(m['max'])}x)"
 
 
+def counts_text(counts):
+    """"2 held, 0 failed, 4 not comparable here, 0 not tested"."""
+    return ", ".join(f"{counts.get(s, 0)} {s}" for s in STATUSES)
+
+
+def environment_text(result):
+    """Whether the verdicts rest on a recorded environment."""
+    if any(r.get("environment") == "recorded" for r in result["claims"]):
+        return "The environment of every phase was measured with it (summary.csv's environment columns)."
+    return ("These results carry no record of the environment they were measured in (made before it was "
+            "measured): their verdicts rest on the ratios alone.")
+
+
 def table(result, source, heading="# Claims"):
     """The claims as a Markdown table, then each claim's ratio per client count (and files per
     rank, when the results hold several)."""
@@ -255,14 +305,19 @@ def table(result, source, heading="# Claims"):
     lines = [heading, "",
              f"The paper's claims checked on {source} by the workflow (paper/claims.yaml, "
              "workflows/claims/check.py): "
-             f"{c['held']} held, {c['failed']} failed, {c['not tested']} not tested.", "",
+             f"{counts_text(c)}.", "",
              f"Each claim is a ratio of two designs' metric at every {point}: the median over repetitions of one "
              "over the median of the other; the range is the lowest and highest ratio of any two repetitions. "
-             f"A claim holds when the median ratio at every {point} is in the expected interval.", "",
+             f"A claim holds when the median ratio at every {point} is in the expected interval, and fails when it "
+             "is not at some point measured within the claim's conditions (paper/claims.yaml: other processes' "
+             "share of the CPUs, the stores' file system, /dev/shm); a claim that misses nowhere within its "
+             "conditions but was measured outside them somewhere is *not comparable here*: the table names what "
+             "was violated, the value measured and how to get a valid run. " + environment_text(result), "",
              "| claim | figure | expected | measured | held | paper |",
              "| --- | --- | --- | --- | --- | --- |"]
     for r in result["claims"]:
-        held = {"held": "yes", "failed": "**no**", "not tested": "not tested"}[r["status"]]
+        held = ("*" + not_comparable_text(r) + "*" if r["status"] == "not comparable here" else
+                {"held": "yes", "failed": "**no**", "not tested": "not tested"}[r["status"]])
         if r["status"] == "failed" and name_n:
             held += " (at " + "; ".join(f"{p['client_ranks']} client ranks x {p['files_per_rank']:,} files per rank"
                                         for p in r["failed_at"]) + ")"
@@ -278,6 +333,9 @@ def table(result, source, heading="# Claims"):
         for p in r["per_client_ranks"]:
             n_cell = f" {p['files_per_rank']} |" if name_n else ""
             median = fmt(p["median"], r.get("digits"))
+            held = "yes" if p["held"] else "**no**"
+            if p["outside"]:
+                held += " (not comparable here: " + "; ".join(o["problem"] for o in p["outside"]) + ")"
             lines.append(f"| {r['id']} | {p['client_ranks']} |{n_cell} {median}x | {fmt(p['min'])}x to "
-                         f"{fmt(p['max'])}x | {'yes' if p['held'] else '**no**'} |")
+                         f"{fmt(p['max'])}x | {held} |")
     return "\n".join(lines) + "\n"

@@ -1,14 +1,17 @@
 """Rule claims_figure: one panel per claim of results/<name>/claims.json,
 its ratio at every client count (median over repetitions, and the range from the lowest to
-the highest ratio of two repetitions) against the interval it must fall in and the paper's
-figure where the paper reports one. With several files per rank, against the total files
-(client ranks x files per rank, log axis) instead."""
+the highest ratio of two repetitions) against the interval it must fall in and the paper's figure
+where the paper reports one; a point measured outside the claim's conditions is marked
+apart from a failed one (an open square; the panel orange, naming the condition). With
+several files per rank, against the total files (client ranks x files per rank, log axis)
+instead."""
 import json
 import math
 
+from workflows.claims.check import counts_text
 from workflows.figures.style import NO_LABELS, RATIO_LABELS, plt, save
 
-COLORS = {"held": "#2a9d4b", "failed": "#c0392b", "not tested": "#777777"}
+COLORS = {"held": "#2a9d4b", "failed": "#c0392b", "not comparable here": "#d68910", "not tested": "#777777"}
 
 
 def panel(ax, r):
@@ -37,9 +40,15 @@ def panel(ax, r):
     if high:
         ax.axhline(high, color=COLORS["held"], linewidth=1)
     ax.errorbar(xs, med, yerr=err, color="black", marker="o", capsize=3, label="median (range)")
-    for x, p in zip(xs, pts, strict=True):
-        if not p["held"]:
+    for x, p in zip(xs, pts, strict=True):  # a miss outside the conditions is not a failure: drawn apart
+        if p.get("outside"):
+            ax.plot(x, p["median"], "s", color=COLORS["not comparable here"], markersize=9, fillstyle="none", mew=2,
+                    label="measured outside the claim's conditions")
+        elif not p["held"]:
             ax.plot(x, p["median"], "x", color=COLORS["failed"], markersize=10, mew=2)
+    if r["status"] == "not comparable here":
+        ax.text(0.02, 0.04, "\n".join(o["problem"] for o in r["not_comparable"]), transform=ax.transAxes, fontsize=6,
+                color=COLORS["not comparable here"], wrap=True)
     if r.get("paper_value"):
         ax.axhline(r["paper_value"], color="#555555", linestyle=":", linewidth=1, label="paper, at scale")
     if several_n:
@@ -70,9 +79,7 @@ def main(sm):
     handles, labels = axes.flat[0].get_legend_handles_labels()
     if handles:
         fig.legend(handles, labels, loc="lower center", ncol=3, bbox_to_anchor=(0.5, -0.02), fontsize=8)
-    c = result["counts"]
-    fig.suptitle(f"The paper's claims on these results: {c['held']} held, {c['failed']} failed, "
-                 f"{c['not tested']} not tested", fontsize=10)
+    fig.suptitle(f"The paper's claims on these results: {counts_text(result['counts'])}", fontsize=10)
     fig.tight_layout(rect=(0, 0.03, 1, 0.97))
     save(fig, sm.output.pdf, sm.output.png)
     with open(sm.log[0], "w") as log:

@@ -9,7 +9,7 @@ import json
 import os
 import sys
 
-from workflows.environment.conditions import CONDITIONS, outside
+from workflows.environment.conditions import outside
 from workflows.environment.cpu import available_cpus, sample
 from workflows.environment.mounts import file_system
 from workflows.environment.shm import dev_shm
@@ -59,15 +59,15 @@ def stop_line(problems):
     return "pre-flight: " + "; ".join(said + [f"{problem} ({fix}, or drop strict_environment)"])
 
 
-def preflight(cores_given, paths, record, strict, rados_root=None, interval_s=1.0):
+def preflight(cores_given, paths, record, strict, conditions, rados_root=None, interval_s=1.0):
     """Probes, prints the block to stderr and records the findings in `record` (a JSON file);
-    returns False when `strict` and a condition is outside its bound (its one line printed
-    instead of the warnings): the run must stop."""
+    returns False when `strict` and one of `conditions` is outside its bound (its one line
+    printed instead of the warnings): the run must stop."""
     findings = probe(cores_given, paths, interval_s)
-    problems = outside(findings)
+    problems = outside(findings, conditions)
     os.makedirs(os.path.dirname(record) or ".", exist_ok=True)
     with open(record, "w") as f:
-        json.dump(dict(findings, rados_root=rados_root, conditions=CONDITIONS,
+        json.dump(dict(findings, rados_root=rados_root, conditions=conditions,
                        outside=[f"{p} ({fix})" for p, fix in problems]), f, indent=1)
     lines = block(findings, rados_root)
     if strict and problems:

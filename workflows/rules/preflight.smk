@@ -1,10 +1,13 @@
 # The pre-flight (workflows/environment/preflight.py), called by the Snakefile's onstart: so
 # never on a dry run (-n), --lint or --report, nor when there is nothing to do. It probes
-# the machine, prints a short block to stderr, records it in PREFLIGHT_FILE (rule provenance
+# the machine, checks it against the strictest of the claims' conditions (paper/claims.yaml),
+# prints a short block to stderr, records it in PREFLIGHT_FILE (rule provenance
 # copies it into provenance.json) and, with strict_environment, stops the run before any job
 # if a condition of the claims is not met here.
 import sys
 
+from workflows.claims.check import load_claims
+from workflows.environment.conditions import strictest
 from workflows.environment.preflight import preflight
 
 PREFLIGHT_FILE = f"{OUT}/preflight.json"
@@ -33,6 +36,7 @@ def preflight_or_stop():
         preflight_paths(),
         PREFLIGHT_FILE,
         STRICT_ENVIRONMENT,
+        strictest(load_claims(CLAIMS_FILE)["claims"]),
         rados_root=RADOS_ROOT if STORAGE == "rados" else None,
     ):
         sys.exit(1)
