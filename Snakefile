@@ -31,9 +31,6 @@ except WorkflowError as e:
     raise schema_error(e, os.path.join(workflow.basedir, "config", "schema.yaml")) from None
 
 
-report: "workflows/report/workflow.rst"
-
-
 include: "workflows/rules/common.smk"
 include: "workflows/rules/storage.smk"
 include: "workflows/rules/preflight.smk"
@@ -47,6 +44,11 @@ include: "workflows/rules/scale.smk"
 include: "workflows/rules/floor.smk"
 include: "workflows/rules/mdworkbench.smk"
 include: "workflows/rules/projection.smk"
+
+
+# The report's front page: the claims' verdicts and the environment once a run wrote them
+# (rule front_page), the workflow's description before.
+report: report_front_page()
 
 
 # scripts/run-all.sh and the image's entry point write the report next to the results:
@@ -86,6 +88,7 @@ rule all:
         f"{OUT}/results-table.md",
         f"{OUT}/claims.json",
         f"{OUT}/claims.md",
+        FRONT_PAGE,
         f"{OUT}/artifact-appendix.md",
         f"{OUT}/floor.csv",
         f"{OUT}/floor.md",

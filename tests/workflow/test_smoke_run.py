@@ -1,9 +1,14 @@
-"""The smoke profile end to end: outputs, summary contents, figures and report, and that a
-second run has nothing to do. The check_* helpers are also applied to the RADOS profile's
+"""The smoke profile end to end: outputs, summary contents (the environment of every phase
+too), figures and report (its front page rendered in headless Chromium holds the claims'
+verdicts), and that a second run has nothing to do. The check_* helpers are also applied to the RADOS profile's
 run (test_rados.py)."""
 import csv
 import json
+import shutil
+import subprocess
+from html.parser import HTMLParser
 
+import pytest
 from conftest import NO_MDWB
 
 FIGURES = ["insert_throughput", "lstat_throughput", "compaction_throughput", "end_to_end_time",
@@ -27,6 +32,7 @@ def check_summary(wf, storage):
         assert float(r["elapsed_s"]) > 0
         assert r["git_revision"]
         assert r["storage"] == storage
+        assert 0 <= float(r["cpu_other_share"]) <= 1 and float(r["cpu_own_share"]) > 0 and r["store_kind"]
 
 
 def check_validation_and_provenance(wf, storage):
@@ -40,6 +46,7 @@ def check_validation_and_provenance(wf, storage):
     assert p["tools"]["bin_dir"].endswith("build/core")
     assert p["python_packages"]["snakemake"].startswith("9.")
     assert p["preflight"]["cores"]["given"] == 2 and "results/runs/" in p["preflight"]["stores"]
+    assert {phase for phases in p["environment"].values() for phase in phases} == set.union(*PHASES.values())
     return p
 
 
@@ -87,6 +94,49 @@ def test_figures_are_valid_pdf_and_png(smoke):
 
 def test_results_table_and_report(smoke):
     check_results_table_and_report(smoke)
+
+
+class Text(HTMLParser):
+    """The text a browser shows of an HTML document: what is not in a script or a style."""
+
+    def __init__(self):
+        super().__init__()
+        self.hidden, self.parts = 0, []
+
+    def handle_starttag(self, tag, attrs):
+        self.hidden += tag in ("script", "style")
+
+    def handle_endtag(self, tag):
+        self.hidden -= tag in ("script", "style")
+
+    def handle_data(self, data):
+        if not self.hidden:
+            self.parts.append(data)
+
+
+def rendered_text(html_path):
+    """The text of `html_path` once headless Chromium has run its scripts."""
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not browser:
+        pytest.skip("no chromium to render the report in (Debian: apt-get install chromium)")
+    res = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000",
+                          "--dump-dom", f"file://{html_path}"], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    text = Text()
+    text.feed(res.stdout)
+    return " ".join(" ".join(text.parts).split())
+
+
+def test_the_reports_front_page_shows_every_claims_verdict_and_the_environment(smoke):
+    text = rendered_text(smoke.out("report.html"))
+    with open(smoke.out("claims.json")) as f:
+        claims = json.load(f)["claims"]
+    assert "Verdict" in text and "Environment" in text and "Other processes' share of the CPUs" in text, text[:3000]
+    for c in claims:
+        shown = text[text.index(c["claim"]):][:len(c["claim"]) + 400]
+        assert shown[len(c["claim"]):].lstrip().startswith({"held": "held", "failed": "failed",
+                                                           "not comparable here": "not comparable here: ",
+                                                           "not tested": "not tested"}[c["status"]]), shown
 
 
 def test_second_run_is_a_no_op(smoke):

@@ -9,9 +9,10 @@ never hidden), `not comparable here` when no point measured within them fails bu
 point was measured outside them (any repetition of either side: other processes' CPU, the
 stores' file system, /dev/shm; environment/conditions.py names each, with its measured
 value and fix), and `not tested` when the configuration does not run a design it compares.
-Results without the environment recorded are checked on their ratios alone. Missing data (a design the configuration
-runs but whose phase or metric is absent at a point) raises MissingData: the check cannot
-say anything then. The tables name the files per rank only when the results hold several."""
+Results without the environment recorded are checked on their ratios alone. Missing data (a
+design the configuration runs but whose phase or metric is absent at a point) raises
+MissingData: the check cannot say anything then. The tables name the files per rank only
+when the results hold several."""
 import math
 import statistics
 
@@ -196,11 +197,10 @@ def check_claim(claim, rows, systems):
         measured_rows = [r for side in (claim["of"], claim["over"]) for phase in side["phases"]
                          for r in point_rows(rows, side, phase, x, n)]
         out["per_client_ranks"].append({
-            "outside": outside_rows(claim.get("conditions") or [], measured_rows),
             "client_ranks": x, "files_per_rank": n, "median": median,
             "min": min(of.values()) / max(over.values()), "max": max(of.values()) / min(over.values()),
             "of": [of[k] for k in sorted(of)], "over": [over[k] for k in sorted(over)],
-            "held": low <= median <= high})
+            "held": low <= median <= high, "outside": outside_rows(claim.get("conditions") or [], measured_rows)})
     pts = out["per_client_ranks"]
     held = all(p["held"] for p in pts)
     failed = [p for p in pts if not p["held"] and not p["outside"]]

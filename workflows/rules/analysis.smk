@@ -111,6 +111,23 @@ rule claims:
         "../scripts/claims.py"
 
 
+# The report's front page: the description, every claim's verdict and the environment
+# (workflows/claims/front_page.py). The Snakefile's report: takes it once it exists.
+rule front_page:
+    input:
+        claims=f"{OUT}/claims.json",
+        summary=f"{OUT}/summary.csv",
+        description=DESCRIPTION,
+    output:
+        FRONT_PAGE,
+    log:
+        f"{OUT}/logs/front_page.log",
+    message:
+        f"Writing the report's front page, the claims' verdicts and the environment, into {FRONT_PAGE}"
+    script:
+        "../scripts/front_page.py"
+
+
 rule claims_figure:
     input:
         f"{OUT}/claims.json",

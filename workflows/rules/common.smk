@@ -25,6 +25,9 @@ FIGURES = [
 # and no run touches a tracked file. Runs are shared by their coordinates (results/runs/).
 OUT = f"results/{config['name']}"
 CLAIMS_FILE = os.path.join(REPO, config["claims"])
+# The report's front page (rule front_page) and the workflow's description it starts with
+FRONT_PAGE = f"{OUT}/front-page.rst"
+DESCRIPTION = os.path.join(REPO, "workflows", "report", "workflow.rst")
 # Files per client rank: one value or a list of them (config key files_per_rank); every run at each.
 N = config["files_per_rank"] if isinstance(config["files_per_rank"], list) else [config["files_per_rank"]]
 REPS = range(1, config["repetitions"] + 1)
@@ -41,6 +44,11 @@ if UNKNOWN_SYSTEMS:
         f"systems: unknown {', '.join(UNKNOWN_SYSTEMS)}; the systems are {', '.join(SYSTEMS)} "
         "(workflows/registry.py)"
     )
+
+
+def report_front_page():
+    """The report's front page: this configuration's, once a run wrote it, else the description."""
+    return os.path.abspath(FRONT_PAGE) if os.path.exists(FRONT_PAGE) else DESCRIPTION
 
 
 def all_run_results():
