@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sys
 
-from mpijobs import JobError, Launcher, Sampler, ServerJob, read_json_lines, run_job, stop_on_signals
+from mpijobs import JobError, Launcher, Sampler, ServerJob, procs, read_json_lines, run_job, stop_on_signals
 
 SERVER_ENV = {
     "DELTAFS_Db_write_ahead_log_buffer": 65536,
@@ -41,6 +41,7 @@ COMPACTOR_COMPAT_FLAGS = {"rpc_async_sender_threads": 16, "rpc_worker_threads": 
                           "rpc_batch_max": 8, "rpc_threads": 2}
 MARKER = "store.json"  # in a marker directory: {"uri": "rados://...", "ceph_conf": "/abs/ceph.conf", "fsid": ...}
 RADOS_SCHEME = "rados://"
+CEPH_DAEMONS = ("ceph-mon", "ceph-mgr", "ceph-osd")
 
 
 class Storage:
@@ -350,7 +351,9 @@ def main():
     stop_on_signals()
     overrides = dict(kv.split("=", 1) for kv in a.env)
     docs, storage, run = [], None, None
-    with open(a.log, "a") as log, Sampler() as sampler:
+    # With stores in RADOS, this machine's Ceph daemons (a throw-away cluster's) work for the run
+    serving = (lambda: procs.named(CEPH_DAEMONS)) if a.storage_root else list
+    with open(a.log, "a") as log, Sampler(serving=serving) as sampler:
         try:
             launcher = Launcher(os.path.abspath(a.bin), a.mpiexec, a.hostfile)
             storage = Storage(launcher, log, a.timeout, a.storage_root, a.storage_base, a.ceph_conf)

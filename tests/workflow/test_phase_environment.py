@@ -2,11 +2,14 @@
 a user run it) puts the machine's readings around each phase into its document, and
 summary.csv's environment columns come out of them (workflows/environment/phase.py): on
 recorded readings, on a real run on this machine, and beside two CPU hogs, whose share
-the other processes' column must show."""
+the other processes' column must show; and processes that serve a run from outside its
+process tree (the Ceph daemons of RADOS stores) counted as its own."""
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 from conftest import REPO
@@ -71,3 +74,46 @@ def test_runs_py_by_path_records_the_readings_around_every_phase(tmp_path):
 def test_two_cpu_hogs_show_as_other_processes_share(tmp_path, two_cpu_hogs):
     for d in run_indexfs(tmp_path, n=50000):
         assert environment_columns(d, 1)["cpu_other_share"] > 0.3, d["phase"]
+
+
+SAMPLE_SERVING = """
+import json, sys, time
+from mpijobs import Sampler, procs
+pid = int(sys.argv[1])
+assert pid in procs.named(("yes",))
+before = procs.cpu_seconds(pid)
+with Sampler(period=0.2, serving=lambda: [pid]) as serving, Sampler(period=0.2) as alone:
+    time.sleep(1.5)
+print(json.dumps({"yes": procs.cpu_seconds(pid) - before,
+                  "serving": serving.readings[-1][3] - serving.readings[0][3],
+                  "alone": alone.readings[-1][3] - alone.readings[0][3]}))
+"""
+
+
+def test_processes_serving_the_run_count_as_its_own():
+    """With RADOS stores, this machine's Ceph daemons work for the run outside its process
+    tree (runs.py's Sampler(serving=...)): here a `yes` orphaned to init stands for them."""
+    pid = int(subprocess.run(["sh", "-c", "yes >/dev/null 2>&1 & echo $!"], capture_output=True, text=True,
+                             check=True).stdout)
+    try:
+        res = subprocess.run([sys.executable, "-c", SAMPLE_SERVING, str(pid)], capture_output=True, text=True,
+                             timeout=60, env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "core", "bench")))
+    finally:
+        os.kill(pid, signal.SIGKILL)
+    assert res.returncode == 0, res.stderr
+    cpu = json.loads(res.stdout)
+    assert cpu["yes"] > 0.05, cpu
+    assert cpu["serving"] - cpu["alone"] == pytest.approx(cpu["yes"], abs=0.05), cpu
+    deadline = time.monotonic() + 10
+    while running(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not running(pid), "the orphaned yes outlived its test"
+
+
+def running(pid):
+    """Whether `pid` still runs: neither gone nor a zombie its new parent has yet to reap."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False

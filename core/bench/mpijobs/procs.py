@@ -85,6 +85,19 @@ def tagged(name, value):
     return pids
 
 
+def named(programs):
+    """Every live process running one of `programs` (as /proc's comm shows them)."""
+    pids = []
+    for pid in _live():
+        try:
+            with open(f"/proc/{pid}/comm") as f:
+                if f.read().strip() in programs:
+                    pids.append(pid)
+        except OSError:
+            continue
+    return pids
+
+
 def started(pids):
     """{pid: start time} of those of `pids` still alive, for same()."""
     times = {pid: stat(pid) for pid in pids}

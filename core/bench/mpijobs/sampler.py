@@ -34,11 +34,12 @@ def _load_1m():
         return float(f.read().split()[0])
 
 
-def _own_cpu_s():
-    """CPU seconds used so far by this process and every process below it, live or ended."""
+def _own_cpu_s(serving):
+    """CPU seconds used so far by this process and every process below it, live or ended,
+    and by the processes `serving()` names."""
     t = os.times()
     return t.user + t.system + t.children_user + t.children_system + sum(
-        procs.cpu_seconds(pid) for pid in procs.process_tree(os.getpid()))
+        procs.cpu_seconds(pid) for pid in procs.process_tree(os.getpid()) + serving())
 
 
 def _shm():
@@ -51,16 +52,18 @@ def _shm():
 
 class Sampler:
     """Context manager: readings [wall time, /proc/stat's cpu line, load 1 min, own CPU s]
-    from entering to leaving, one every `period` seconds and one at each end."""
+    from entering to leaving, one every `period` seconds and one at each end. `serving`: a
+    function naming processes outside the run's tree whose CPU is the run's too (the Ceph
+    daemons of this machine that hold its stores)."""
 
-    def __init__(self, period=PERIOD_S):
-        self.period, self.readings = period, []
+    def __init__(self, period=PERIOD_S, serving=list):
+        self.period, self.readings, self.serving = period, [], serving
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="sampler", daemon=True)
         self.shm = None
 
     def read(self):
-        self.readings.append([time.time(), _cpu_line(), _load_1m(), _own_cpu_s()])
+        self.readings.append([time.time(), _cpu_line(), _load_1m(), _own_cpu_s(self.serving)])
 
     def _loop(self):
         while not self._stop.wait(self.period):
