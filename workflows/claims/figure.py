@@ -7,6 +7,7 @@ several files per rank, against the total files (client ranks x files per rank, 
 instead."""
 import json
 import math
+import textwrap
 
 from workflows.claims.check import counts_text
 from workflows.figures.style import NO_LABELS, RATIO_LABELS, plt, save
@@ -40,15 +41,17 @@ def panel(ax, r):
     if high:
         ax.axhline(high, color=COLORS["held"], linewidth=1)
     ax.errorbar(xs, med, yerr=err, color="black", marker="o", capsize=3, label="median (range)")
-    for x, p in zip(xs, pts, strict=True):  # a miss outside the conditions is not a failure: drawn apart
-        if p.get("outside"):
-            ax.plot(x, p["median"], "s", color=COLORS["not comparable here"], markersize=9, fillstyle="none", mew=2,
-                    label="measured outside the claim's conditions")
-        elif not p["held"]:
+    outside = [(x, p["median"]) for x, p in zip(xs, pts, strict=True) if p.get("outside")]
+    if outside:  # a miss outside the conditions is not a failure: drawn apart
+        ax.plot(*zip(*outside, strict=True), "s", color=COLORS["not comparable here"], markersize=9, fillstyle="none",
+                mew=2, linestyle="none", label="measured outside the claim's conditions")
+    for x, p in zip(xs, pts, strict=True):
+        if not p["held"] and not p.get("outside"):
             ax.plot(x, p["median"], "x", color=COLORS["failed"], markersize=10, mew=2)
     if r["status"] == "not comparable here":
-        ax.text(0.02, 0.04, "\n".join(o["problem"] for o in r["not_comparable"]), transform=ax.transAxes, fontsize=6,
-                color=COLORS["not comparable here"], wrap=True)
+        # the problem without its parenthesis (the bound), wrapped to the panel
+        said = [textwrap.fill(o["problem"].split(" (")[0], 55) for o in r["not_comparable"]]
+        ax.text(0.02, 0.04, "\n".join(said), transform=ax.transAxes, fontsize=6, color=COLORS["not comparable here"])
     if r.get("paper_value"):
         ax.axhline(r["paper_value"], color="#555555", linestyle=":", linewidth=1, label="paper, at scale")
     if several_n:
