@@ -3,7 +3,8 @@
 tools: run 1 IndexFS, run 2 IndexFS + bulk insertion, run 3 DeltaFS (write, compaction,
 read); and the MD-Workbench workload (deltameta_mdworkbench) on one interface: posix, indexfs
 or deltafs. Each writes the phases' JSON documents to `out` (JSON Lines, with `run` and
-`storage` fields). Also a command line, one run or DeltaFS phase per call (used by the
+`storage` fields, and `environment`: the machine's readings around the phase, taken while
+the run lasts by mpijobs/sampler.py). Also a command line, one run or DeltaFS phase per call (used by the
 workflow's rules).
 
 Stores live in local directories, or with --storage-root rados://POOL/PREFIX in Ceph RADOS:
