@@ -54,6 +54,7 @@ class Jobs:
         self.tool_names, self.peak_kb = set(tool_names), {}
         self.cpu_s = {}  # job name -> {rank pid: CPU seconds last seen}
         self.marks = {}  # job name -> {"start" or a phase it printed: {job name: its ranks' CPU seconds then}}
+        self.printed_at = {}  # job name -> {phase: wall time its result line was first seen}
         self.lock = threading.Lock()
         self.commands = open(os.path.join(log_dir, "commands.log"), "a")
         self.done = threading.Event()
@@ -80,7 +81,9 @@ class Jobs:
                         cpu[pid] = max(seconds, cpu.get(pid, 0.0))
                 marks = self.marks.setdefault(job.name, {"start": self.cpu_now()})
                 for m in RESULT.finditer(job.stdout()):
-                    marks.setdefault(m[1], self.cpu_now())
+                    if m[1] not in marks:
+                        marks[m[1]] = self.cpu_now()
+                        self.printed_at.setdefault(job.name, {})[m[1]] = time.time()
 
     def phase_cpu(self, client, servers, phases):
         """{phase: (CPU seconds of `client`'s ranks, of `servers`' ranks)} over each of the
@@ -243,9 +246,11 @@ def original_problem(path):
 
 def with_cpu(found, jobs, name, servers):
     """`found` (results() of job `name`), each phase given its "cpu_s": {"clients", "servers"}
-    (jobs.phase_cpu: the ranks' CPU time sampled up to its result line)."""
+    (jobs.phase_cpu: the ranks' CPU time sampled up to its result line) and "printed_at", the
+    wall time its result line was seen."""
     for phase, (clients, servers_s) in jobs.phase_cpu(name, servers, list(found)).items():
         found[phase]["cpu_s"] = {"clients": round(clients, 3), "servers": round(servers_s, 3)}
+        found[phase]["printed_at"] = jobs.printed_at[name][phase]
     return found
 
 

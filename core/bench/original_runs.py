@@ -10,16 +10,19 @@ throughput and micros/op); failed operations are its clients' "Fail to ..." line
 no latency quantiles or per-rank balance: those fields are null. Nor CPU time: each phase's
 CPU seconds of the client (or compactor) ranks and of the servers' ranks are sampled from
 /proc every 50 ms, from the job's start or its previous result line to the phase's
-(guide.Jobs), so a first phase includes the job's start-up. The servers
+(guide.Jobs), so a first phase includes the job's start-up. Each document also carries the
+machine's readings around its phase (`environment`, mpijobs.sampler, as runs.py's do), the
+phase taken to end when its result line was seen. The servers
 listen on a free port of this host (--info-port, default: one the kernel picks), since the
 guide's fixed 10086 may be taken by anything else on the machine."""
 import argparse
 import os
 import shutil
 import sys
+import time
 
 from guide import TOOL_NAMES, GuideTools, Jobs, free_port
-from mpijobs import JobError, stop_on_signals
+from mpijobs import JobError, Sampler, stop_on_signals
 from runs import write_docs
 
 RUNS = ("indexfs", "indexfs-bulk", "deltafs-write", "deltafs-compact", "deltafs-read")
@@ -31,6 +34,7 @@ def document(phase, r, ranks, commit):
             "throughput_mops": r["mops"], "micros_per_op": r["micros_per_op"], "errors": {"total": r["failed"]},
             "latency_us": None, "cpu_s": r["cpu_s"],
             "balance": {"rank_min_s": None, "rank_max_s": None}, "ranks": ranks,
+            "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(r["printed_at"])),
             "build": {"git_revision": commit[:12], "implementation": "deltafs-proto"}, "placement": {"hosts": 1}}
 
 
@@ -103,18 +107,19 @@ def main():
     tools = GuideTools("original", os.path.abspath(a.bin), scale, a.work,
                        dict(kv.split("=", 1) for kv in a.env))
     failed = None
-    try:
-        phases = run(a, tools, jobs)
-    except JobError as e:
-        failed = str(e)
-    finally:
-        jobs.kill_all()
-        with open(a.log, "a") as log:
-            copy_logs(jobs_dir, log)
+    with Sampler() as sampler:
+        try:
+            phases = run(a, tools, jobs)
+        except JobError as e:
+            failed = str(e)
+        finally:
+            jobs.kill_all()
+            with open(a.log, "a") as log:
+                copy_logs(jobs_dir, log)
     if failed:
         sys.exit(f"original_runs: {failed}")
     ranks = a.servers if a.run == "deltafs-compact" else a.ranks
-    write_docs(a.out, a.run, [document(phase, r, ranks, a.commit) for phase, r in phases],
+    write_docs(a.out, a.run, [document(phase, r, ranks, a.commit) for phase, r in phases], sampler,
                {"backend": "posix", "stores": {}}, implementation="original")
 
 
