@@ -120,6 +120,7 @@ localrules:
     claims,
     claims_figure,
     fidelity,
+    front_page,
     scale_figure,
     storage_floor,
     floor,
