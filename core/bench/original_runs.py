@@ -23,9 +23,7 @@ import time
 
 from guide import TOOL_NAMES, GuideTools, Jobs, free_port
 from mpijobs import JobError, Sampler, stop_on_signals
-from runs import write_docs
-
-RUNS = ("indexfs", "indexfs-bulk", "deltafs-write", "deltafs-compact", "deltafs-read")
+from runs import RUNS, add_run_arguments, write_docs
 
 
 def document(phase, r, ranks, commit):
@@ -68,22 +66,10 @@ def copy_logs(jobs_dir, log):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("run", choices=RUNS)
-    p.add_argument("--bin", required=True, help="directory of deltafs_bm_svr, deltafs_bm_cli, parallel_compactor")
+    add_run_arguments(p, RUNS, "directory of deltafs_bm_svr, deltafs_bm_cli, parallel_compactor",
+                      "servers (indexfs runs); compactor ranks, as many as the client ranks that wrote, and read "
+                      "servers (deltafs-compact, deltafs-read)")
     p.add_argument("--commit", default="unknown", help="the original's commit, recorded in every document")
-    p.add_argument("--ranks", type=int, default=4, help="client ranks")
-    p.add_argument("--servers", type=int, default=2, help="servers (indexfs runs); compactor ranks and read "
-                   "servers (deltafs-compact, deltafs-read)")
-    p.add_argument("--n", type=int, default=50000, help="files per client rank")
-    p.add_argument("--work", required=True, help="directory for this run's stores and job files")
-    p.add_argument("--origin", help="DeltaFS write-phase store root (deltafs-*)")
-    p.add_argument("--compacted", help="compacted store root (deltafs-compact, deltafs-read)")
-    p.add_argument("--out", required=True, help="JSON Lines output")
-    p.add_argument("--log", required=True, help="log of every command and its output")
-    p.add_argument("--mpiexec", default="mpiexec")
-    p.add_argument("--env", action="append", default=[], metavar="DELTAFS_Db_NAME=VALUE",
-                   help="store setting overriding the guide's (repeatable)")
-    p.add_argument("--timeout", type=int, default=3600, help="seconds allowed per job")
     p.add_argument("--info-port", type=int, default=0, help="servers' info port (default: a free one)")
     p.add_argument("--keep-stores", action="store_true", help="keep the IndexFS runs' stores")
     a = p.parse_args()

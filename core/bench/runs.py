@@ -312,14 +312,17 @@ def write_docs(path, run_name, docs, sampler, storage=None, **fields):
                                     **({"storage": storage} if storage else {}))) + "\n")
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("run", choices=["indexfs", "indexfs-bulk", "deltafs-write", "deltafs-compact", "deltafs-read",
-                                   "mdworkbench"])
-    p.add_argument("--bin", required=True, help="directory of the deltameta_* tools")
+RUNS = ("indexfs", "indexfs-bulk", "deltafs-write", "deltafs-compact", "deltafs-read")
+
+
+def add_run_arguments(p, runs, bin_help, servers_help):
+    """The command line every runner of the seed guide's runs shares (this one and
+    original_runs.py): the run, the tools, the scale, the run's folders and files, MPI, the
+    store settings and the jobs' timeout."""
+    p.add_argument("run", choices=runs)
+    p.add_argument("--bin", required=True, help=bin_help)
     p.add_argument("--ranks", type=int, default=4, help="client ranks")
-    p.add_argument("--servers", type=int, default=2, help="servers (indexfs runs); compactor ranks and read "
-                   "servers (deltafs-compact, deltafs-read, mdworkbench --interface deltafs)")
+    p.add_argument("--servers", type=int, default=2, help=servers_help)
     p.add_argument("--n", type=int, default=50000, help="files per client rank")
     p.add_argument("--work", required=True, help="directory for this run's stores and job files")
     p.add_argument("--origin", help="DeltaFS write-phase store root (deltafs-*)")
@@ -327,10 +330,17 @@ def main():
     p.add_argument("--out", required=True, help="JSON Lines output")
     p.add_argument("--log", required=True, help="log of every command and its output")
     p.add_argument("--mpiexec", default="mpiexec")
-    p.add_argument("--hostfile")
     p.add_argument("--env", action="append", default=[], metavar="DELTAFS_Db_NAME=VALUE",
                    help="store setting overriding the guide's (repeatable)")
     p.add_argument("--timeout", type=int, default=3600, help="seconds allowed per job")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    add_run_arguments(p, RUNS + ("mdworkbench",), "directory of the deltameta_* tools",
+                      "servers (indexfs runs); compactor ranks and read servers (deltafs-compact, deltafs-read, "
+                      "mdworkbench --interface deltafs)")
+    p.add_argument("--hostfile")
     p.add_argument("--keep-stores", action="store_true", help="keep the IndexFS and MD-Workbench runs' stores")
     m = p.add_argument_group("mdworkbench", "MD-Workbench's parameters (deltameta_mdworkbench; its defaults)")
     m.add_argument("--interface", choices=MDWB_INTERFACES, default="posix")
