@@ -5,6 +5,7 @@ where there is neither; `Spack`, which runs it with a configuration scope of the
 (install tree, stages, caches under a scratch folder); `run`, a command with a time limit
 whose whole process group is ended on expiry."""
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -42,8 +43,21 @@ def run(cmd, timeout, cwd=None, env=None):
         stop(p)
         raise
     if p.returncode != 0:
-        pytest.fail(f"exit {p.returncode}: {' '.join(cmd)}\n{out[-4000:]}")
+        pytest.fail(f"exit {p.returncode}: {' '.join(cmd)}\n{out[-4000:]}{logs_named(out)}")
     return out
+
+
+def logs_named(out):
+    """The end of every log Spack's output points to ("See test log for details: PATH", the
+    build log likewise): they live in the test's scratch space, which pytest later removes."""
+    shown = ""
+    for path in dict.fromkeys(re.findall(r"See (?:test|build) log for details:\s+(\S+)", out)):
+        try:
+            with open(path, errors="replace") as f:
+                shown += f"\n--- the end of {path} ---\n{f.read()[-4000:]}"
+        except OSError as e:
+            shown += f"\n--- {path}: {e.strerror} ---"
+    return shown
 
 
 def find_or_set_up_spack(root):

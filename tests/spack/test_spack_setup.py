@@ -1,13 +1,16 @@
 """scripts/setup-spack.sh's refusals (each one line naming the problem, exit 2), and what the
 Spack tests do without Spack or without the prototype's archive: skip, naming the folder
-where they looked and what it lacks.
+where they looked and what it lacks; and that a failed Spack command shows the end of the
+logs it names (they vanish with the test's scratch space).
 (The set-up itself runs for real in test_spack_env.py wherever no spack is on PATH.)"""
 import os
 import shutil
 import subprocess
 import sys
 
-from spack_helpers import UPSTREAM
+import pytest
+
+from spack_helpers import UPSTREAM, run
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SETUP = os.path.join(REPO, "scripts", "setup-spack.sh")
@@ -75,3 +78,12 @@ def test_deltafs_proto_tests_skip_naming_what_is_missing(tmp_path):
     out = pytest_with(upstream)
     assert (f"spack is not on PATH and {upstream} lacks spack-1.0.2.tar.gz, spack-packages-2025.07.tar.gz"
             in out and "1 passed, 3 skipped" in out), out
+
+
+def test_a_failed_spack_command_shows_the_end_of_the_logs_it_names(tmp_path):
+    log = tmp_path / "install-time-test-log.txt"
+    log.write_text("start\nThe following tests FAILED:\n\t3 - integration.test_guide_commands (Failed)\n")
+    with pytest.raises(pytest.fail.Exception) as failed:
+        run(["sh", "-c", f"echo '==> Error: see below'; echo 'See test log for details:'; echo '  {log}'; exit 1"], 60)
+    assert f"--- the end of {log} ---" in str(failed.value)
+    assert "3 - integration.test_guide_commands (Failed)" in str(failed.value)
