@@ -3,7 +3,8 @@ when it should, a synthetic input gives the hand-computed throughput, the fit re
 costs runs were made from (a rise of CPU per op with names per server as two regimes), the
 projection takes the costs of the target's regime, errors are predicted / measured - 1, the smoke run writes the
 projection with an error at every measured point, and a node count below 1 stops the
-workflow with one line naming the key."""
+workflow with one line naming the key; a fit beyond projection.max_error is marked
+unreliable, naming the claims' conditions its runs were measured outside of."""
 import csv
 import os
 
@@ -13,6 +14,8 @@ import pytest
 from workflows.projection.model import (
     Inputs, Regime, Storage, Target, bounds, error, measured_bounds, project, ratios, storage_inputs, throughput,
     validate)
+from workflows.projection.reliability import judge
+from workflows.projection.report import fit_lines
 
 CPU = Inputs(client_cpu_us=1.0, server_cpu_us=3.0, wait_us=1.0, fixed_s=0.0, storage=None, runs=1)
 TARGET = Target(ranks_per_node=4, cores_per_node=4, server_nodes=1, network_rtt_us=2.0, storage="node",
@@ -176,6 +179,44 @@ def test_smoke_run_writes_the_projection_with_an_error_per_point(smoke):
     assert "**This is a model, not a measurement**" in text and "## Validation: every measured configuration" in text
     for ext in ("pdf", "png"):
         assert os.path.getsize(smoke.out("figures", f"projection.{ext}")) > 1000
+
+
+def point(system, phase, err, held=None):
+    return {"system": system, "phase": phase, "error": err, "held_out_error": held}
+
+
+def row(system, phase, other, kind="local disk"):
+    return {"system": system, "phase": phase, "client_ranks": 2, "cpu_other_share": other, "store_fs": "ext4",
+            "store_kind": kind, "shm_free_mib": 1000.0}
+
+
+IDLE = [{"id": "c", "conditions": [{"other_cpu_at_most": 0.10, "why": "w"},
+                                   {"stores_on": ["local disk", "tmpfs"], "why": "w"}]}]
+
+
+def test_a_fit_beyond_its_bound_is_unreliable_and_names_the_busy_machine():
+    points = [point("indexfs", "insert", 0.19, -0.12), point("deltafs", "insert", 1.27, 1.49),
+              point("deltafs", "lstat", 0.1, 0.7)]
+    summary = [row("indexfs", "insert", 0.02), row("deltafs", "insert", 0.58), row("deltafs", "lstat", 0.03)]
+    fit = judge(points, summary, 0.5, IDLE)
+    assert fit[("indexfs", "insert")] == {"reliable": True, "worst": 0.19, "worst_held_out": -0.12, "causes": []}
+    busy = fit[("deltafs", "insert")]
+    assert not busy["reliable"] and busy["worst"] == 1.27 and busy["worst_held_out"] == 1.49
+    assert busy["causes"] == ["other processes used 58% of the CPUs during deltafs insert at 2 client ranks (the "
+                              "claim's bound was set with at most 10%) (rerun on an otherwise idle machine)"]
+    held_out_only = fit[("deltafs", "lstat")]  # in sample within, held out beyond: unreliable, no known cause
+    assert not held_out_only["reliable"] and held_out_only["causes"] == []
+    lines = fit_lines(fit, 0.5)
+    assert lines[0].startswith("**Unreliable fit** beyond 50%")
+    assert "- DeltaFS insert: worst error +127%, held out +149%. Likely cause: other processes used 58%" in lines[1]
+    assert lines[2].endswith("Likely cause: the runs were measured within the claims' conditions: the model itself.")
+
+
+def test_a_fit_within_its_bound_says_so_in_one_line():
+    fit = judge([point("indexfs", "insert", 0.19, None)], [row("indexfs", "insert", 0.9, "overlay or FUSE")], 0.5,
+                IDLE)
+    assert fit_lines(fit, 0.5) == ["Every design's phase fits within 50% (in sample and held out, "
+                                   "`projection.max_error`): its projection is as reliable as the model's assumptions."]
 
 
 @pytest.mark.parametrize("key, value, line", [

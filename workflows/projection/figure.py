@@ -1,6 +1,7 @@
 """The projection figure (rule projection): (a) the model's error at every measured
 configuration beside the run-to-run range of the measurement, (b) each design's projected
-throughput against client nodes, (c) the projected DeltaFS / IndexFS ratios beside the
+throughput against client nodes (faint, and named so, where its fit is unreliable:
+reliability.py), (c) the projected DeltaFS / IndexFS ratios beside the
 paper's published ones (paper/claims.yaml's paper_value). Labelled as a model throughout."""
 from workflows.figures.style import PLAIN_NUMBERS, RATIO_LABELS, plt, save
 from workflows.registry import SYSTEMS
@@ -34,11 +35,13 @@ def errors(ax, points):
                  "grey: run-to-run range; numbers: client ranks)", fontsize=8)
 
 
-def throughputs(ax, projected, p):
+def throughputs(ax, projected, p, fit):
     for system, phase in dict.fromkeys((r["system"], r["phase"]) for r in projected):
         rows = [r for r in projected if (r["system"], r["phase"]) == (system, phase)]
+        reliable = fit[(system, phase)]["reliable"]
         ax.plot([r["nodes"] for r in rows], [r["mops"] for r in rows], LINES[phase], color=SYSTEMS[system].color,
-                label=f"{SYSTEMS[system].short} {phase}")
+                alpha=1.0 if reliable else 0.35,
+                label=f"{SYSTEMS[system].short} {phase}" + ("" if reliable else " (unreliable fit)"))
         for r in rows:
             ax.plot(r["nodes"], r["mops"], MARKERS[phase], color=SYSTEMS[system].color, markersize=4,
                     fillstyle="full" if r["largest_regime"] else "none")
@@ -76,10 +79,10 @@ def ratio_panel(ax, ratio_rows, paper, p):
     ax.legend(fontsize=6)
 
 
-def draw(points, projected, ratio_rows, paper, p, pdf, png):
+def draw(points, projected, ratio_rows, paper, p, pdf, png, fit):
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.6))
     errors(axes[0], points)
-    throughputs(axes[1], projected, p)
+    throughputs(axes[1], projected, p, fit)
     ratio_panel(axes[2], ratio_rows, paper, p)
     fig.suptitle("A MODEL, not a measurement: throughput projected from costs measured on this machine "
                  "(projection.md: inputs, equations, assumptions)", fontsize=10, color="#c0392b")

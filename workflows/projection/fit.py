@@ -2,7 +2,9 @@
 results/<name>/summary.csv and floor.csv, predicts every measured configuration, projects
 each design to the configured target machine (config key `projection`), and writes
 projection-inputs.csv, projection-validation.csv, projection.md (projection/report.py)
-and, through projection/figure.py, figures/projection.{pdf,png}. A model, labelled as such everywhere."""
+and, through projection/figure.py, figures/projection.{pdf,png}. A model, labelled as such
+everywhere, and each design's phase marked unreliable where its fit's error is beyond
+projection.max_error (projection/reliability.py)."""
 import csv
 import os
 import sys
@@ -10,6 +12,7 @@ import sys
 from workflows.claims.check import load_claims
 from workflows.projection.figure import draw
 from workflows.projection.model import Target, project, ratios, storage_inputs, validate
+from workflows.projection.reliability import judge
 from workflows.projection.report import inputs_rows, markdown
 from workflows.results.summary import load
 
@@ -34,19 +37,23 @@ def main(sm):
         summary = load(sm.input.summary, "deltameta")  # a model of our core's costs
         with open(sm.input.floor, newline="") as f:
             floor_rows = list(csv.DictReader(f))
-        paper = [c for c in load_claims(sm.input.claims)["claims"] if c.get("paper_value")]
+        claims = load_claims(sm.input.claims)["claims"]
+        paper = [c for c in claims if c.get("paper_value")]
         inputs, points = validate(summary, storage_inputs(floor_rows, summary), cores)
     except (OSError, ValueError) as e:
         sys.exit(f"projection: {e}")
+    fit = judge(points, summary, p["max_error"], claims)
     projected = project(inputs, target_of(p), sorted(p["nodes"]))
     ratio_rows = ratios(projected)
     write_csv(sm.output.inputs, inputs_rows(inputs))
     write_csv(sm.output.validation, points)
     with open(sm.output.table, "w") as f:
         f.write(markdown(inputs, points, projected, ratio_rows, p, target_of(p), cores, paper,
-                         f"{sm.input.summary} and {sm.input.floor}"))
-    draw(points, projected, ratio_rows, paper, p, sm.output.pdf, sm.output.png)
+                         f"{sm.input.summary} and {sm.input.floor}", fit))
+    draw(points, projected, ratio_rows, paper, p, sm.output.pdf, sm.output.png, fit)
     with open(sm.log[0], "w") as log:
         worst = max(abs(q["error"]) for q in points)
+        unreliable = [f"{s} {ph}" for (s, ph), v in fit.items() if not v["reliable"]]
         log.write(f"{len(inputs)} fitted inputs, {len(points)} configurations validated (worst error "
-                  f"{100 * worst:.0f}%), {len(projected)} projected points\n")
+                  f"{100 * worst:.0f}%), {len(projected)} projected points; unreliable: "
+                  f"{', '.join(unreliable) or 'none'}\n")

@@ -54,7 +54,23 @@ def error_summary(points):
     return lines
 
 
-def markdown(inputs, points, projected, ratio_rows, p, target, cores, paper, sources):
+def fit_lines(fit, max_error):
+    """The reliability of the fit: one line when every design's phase is within the bound,
+    else one per phase beyond it, with the conditions its runs were measured outside of."""
+    bad = {k: v for k, v in fit.items() if not v["reliable"]}
+    if not bad:
+        return [f"Every design's phase fits within {max_error:.0%} (in sample and held out, "
+                "`projection.max_error`): its projection is as reliable as the model's assumptions."]
+    lines = [f"**Unreliable fit** beyond {max_error:.0%} (`projection.max_error`): the projection of these is "
+             "marked *unreliable* below and in the figure; rerun where the cause says."]
+    for (system, phase), v in bad.items():
+        held = f", held out {pct(v['worst_held_out'])}" if v["worst_held_out"] is not None else ""
+        cause = "; ".join(v["causes"]) or "the runs were measured within the claims' conditions: the model itself"
+        lines.append(f"- {SYSTEMS[system].label} {phase}: worst error {pct(v['worst'])}{held}. Likely cause: {cause}.")
+    return lines
+
+
+def markdown(inputs, points, projected, ratio_rows, p, target, cores, paper, sources, fit):
     nodes = sorted(p["nodes"])
     everything = [p["error"] for p in points]
     held = [p["held_out_error"] for p in points if p["held_out_error"] is not None]
@@ -65,7 +81,7 @@ def markdown(inputs, points, projected, ratio_rows, p, target, cores, paper, sou
              f"{pct(worst['error'])} ({SYSTEMS[worst['system']].label} {worst['phase']}, {worst['client_ranks']} "
              f"client ranks); median absolute error {median_abs(everything)}"
              + (f"; held out: worst {pct(max(held, key=abs))}, median absolute {median_abs(held)}." if held else "."),
-             "",
+             "", *fit_lines(fit, p["max_error"]), "",
              "## Inputs (measured here)", "",
              "| system | phase | transport | regime | from runs: client ranks x files/rank (names/server) "
              "| client CPU us/op | server CPU us/op | RPC wait us | fixed s | bytes/entry | storage floor MB/s "
@@ -117,7 +133,7 @@ def markdown(inputs, points, projected, ratio_rows, p, target, cores, paper, sou
     for n in nodes:
         at = {(r["system"], r["phase"]): r for r in projected if r["nodes"] == n}
         cells = [f"{r['mops']:,.3g} ({r['bound']}" + ("" if r["regime"] == "one regime" else f"; {r['regime']}") + ")"
-                 for r in (at[sp] for sp in phases)]
+                 + ("" if fit[sp]["reliable"] else " *unreliable*") for sp, r in ((sp, at[sp]) for sp in phases)]
         lines.append(f"| {n} | {n * target.ranks_per_node} | {server_names(target, n):,.0f} | "
                      + " | ".join(cells) + " |")
     if ratio_rows:
