@@ -39,13 +39,19 @@ def log_axis(ax):
 
 def median_with_range(ax, xs, groups, **style):
     """Draws the median of each group of repetitions at xs, a bar from its lowest to its
-    highest value, and every repetition as a dot."""
+    highest value, and every repetition as a small hollow dot beside it (spread sideways
+    over a tenth of the gap between points, so that none hides under the median's marker or
+    the bar's cap)."""
     stats = [median_range(g) for g in groups]
     med = [m for m, _, _ in stats]
     err = [[m - lo for m, lo, _ in stats], [hi - m for m, _, hi in stats]]
     ax.errorbar(xs, med, yerr=err, capsize=3, **style)
+    xs, ordered = list(xs), sorted(set(xs))
+    gap = min((b - a for a, b in zip(ordered, ordered[1:], strict=False)), default=1)
     for x, g in zip(xs, groups, strict=True):
-        ax.plot([x] * len(g), g, linestyle="none", marker=".", markersize=3, alpha=0.5, color=style.get("color"))
+        spread = [x + gap * (0.06 + 0.04 * i) for i in range(len(g))]
+        ax.plot(spread, g, linestyle="none", marker="o", markersize=3, markerfacecolor="none", markeredgewidth=0.8,
+                alpha=0.8, color=style.get("color"))
 
 
 def outside_legend(ax, **kw):
