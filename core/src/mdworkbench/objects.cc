@@ -1,6 +1,8 @@
 // The MD-Workbench pattern's objects: see objects.h.
 #include "mdworkbench/objects.h"
 
+#include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstring>
 
@@ -21,17 +23,38 @@ uint64_t SeedOf(const ObjectId& id) {
   return s;
 }
 
-// Calls `chunk(bytes, n)` with the object's bytes, 8 at a time (the last chunk shorter).
-template <typename F>
-bool ForEachChunk(const ObjectId& id, uint64_t size, F chunk) {
-  uint64_t state = SeedOf(id);
-  for (uint64_t at = 0; at < size; at += 8) {
-    const uint64_t word = SplitMix(&state);
-    char bytes[8];
-    std::memcpy(bytes, &word, 8);
-    if (!chunk(at, bytes, static_cast<size_t>(size - at < 8 ? size - at : 8))) return false;
+// An object is made of blocks of kBlockBytes (the last one shorter): word w of block b
+// (its bytes 8w .. 8w+7, in the host's order) is word w of a fixed random pattern XOR a
+// key drawn from the object and b. So every word depends on the object, the bytes look
+// random (as a compressor sees them), and making or checking them costs a pass over
+// memory, not a random number per word.
+constexpr size_t kBlockWords = 512;
+constexpr size_t kBlockBytes = kBlockWords * 8;
+
+const uint64_t* Pattern() {
+  static const std::array<uint64_t, kBlockWords> pattern = [] {
+    std::array<uint64_t, kBlockWords> p;
+    uint64_t state = 0;
+    for (uint64_t& w : p) w = SplitMix(&state);
+    return p;
+  }();
+  return pattern.data();
+}
+
+// Writes the first n (<= kBlockBytes) bytes of block `block` of object `id` to out.
+void Block(const ObjectId& id, uint64_t block, size_t n, char* out) {
+  uint64_t state = SeedOf(id) ^ block;
+  const uint64_t key = SplitMix(&state);
+  const uint64_t* pattern = Pattern();
+  size_t w = 0;
+  for (; 8 * w + 8 <= n; w++) {
+    const uint64_t word = pattern[w] ^ key;
+    std::memcpy(out + 8 * w, &word, 8);
   }
-  return true;
+  if (8 * w < n) {
+    const uint64_t word = pattern[w] ^ key;
+    std::memcpy(out + 8 * w, &word, n - 8 * w);
+  }
 }
 
 }  // namespace
@@ -50,16 +73,20 @@ std::string ObjectName(const ObjectId& id) {
 
 void ObjectBytes(const ObjectId& id, uint64_t size, std::string* out) {
   out->resize(size);
-  ForEachChunk(id, size, [out](uint64_t at, const char* bytes, size_t n) {
-    std::memcpy(&(*out)[at], bytes, n);
-    return true;
-  });
+  for (uint64_t at = 0; at < size; at += kBlockBytes) {
+    Block(id, at / kBlockBytes, static_cast<size_t>(std::min<uint64_t>(size - at, kBlockBytes)), &(*out)[at]);
+  }
 }
 
 bool IsObjectBytes(const ObjectId& id, uint64_t size, std::string_view data) {
   if (data.size() != size) return false;
-  return ForEachChunk(
-      id, size, [data](uint64_t at, const char* bytes, size_t n) { return std::memcmp(&data[at], bytes, n) == 0; });
+  char expected[kBlockBytes];
+  for (uint64_t at = 0; at < size; at += kBlockBytes) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(size - at, kBlockBytes));
+    Block(id, at / kBlockBytes, n, expected);
+    if (std::memcmp(expected, &data[at], n) != 0) return false;
+  }
+  return true;
 }
 
 ObjectId ObjectSpace::Handled(uint32_t target, uint32_t set, uint64_t iteration, uint64_t f, bool replace) const {
