@@ -1,14 +1,17 @@
 // The MD-Workbench tool's posix interface (interface.h): a directory tree under a root on
 // a local file system, <root>/<data set>/<object>, an object a file of its bytes created
-// with open(O_CREAT | O_EXCL) and write(2), read back whole with read(2), checked with
-// stat(2), removed with unlink(2). Data set directories are made and removed with
-// mkdir(2) and rmdir(2).
+// with openat(O_CREAT | O_EXCL) and write(2), read back whole with read(2), checked with
+// fstatat(2), removed with unlinkat(2), each naming the object relative to its data set's
+// directory (a descriptor opened once), so the root's depth adds no lookups to an
+// operation. Data set directories are made and removed with mkdir(2) and rmdir(2).
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <map>
+#include <utility>
 
 #include "mdworkbench/interface.h"
 
@@ -35,6 +38,9 @@ class PosixInterface : public MdwInterface {
     umask(mask);
     expected_mode_ = kObjectMode & ~static_cast<uint32_t>(mask);
   }
+  ~PosixInterface() override {
+    for (const auto& entry : dirs_) close(entry.second);
+  }
 
   const char* name() const override { return "posix"; }
   uint32_t ExpectedMode() const override { return expected_mode_; }
@@ -48,6 +54,11 @@ class PosixInterface : public MdwInterface {
 
   Outcome RemoveDataSet(uint32_t owner, uint32_t set, std::string* error) override {
     const std::string dir = root_ + "/" + DataSetName(owner, set);
+    const auto open = dirs_.find({owner, set});
+    if (open != dirs_.end()) {
+      close(open->second);
+      dirs_.erase(open);
+    }
     if (rmdir(dir.c_str()) == 0) return Outcome::kOk;
     if (errno == ENOENT) return Outcome::kNotFound;
     *error = Why("cannot remove data set directory", dir);
@@ -55,11 +66,11 @@ class PosixInterface : public MdwInterface {
   }
 
   Outcome Create(const ObjectId& id, std::string_view data, std::string* error) override {
-    const std::string& path = PathOf(id);
-    const int fd = open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+    const int dir = DirOf(id);
+    const int fd = dir < 0 ? -1 : openat(dir, ObjectName(id).c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
     if (fd < 0) {
       if (errno == EEXIST) return Outcome::kExists;
-      *error = Why("cannot create", path);
+      *error = ObjectError("cannot create", id);
       return Outcome::kFailed;
     }
     size_t done = 0;
@@ -70,27 +81,27 @@ class PosixInterface : public MdwInterface {
       done += static_cast<size_t>(n);
     }
     const bool written = done == data.size();
-    if (!written) *error = Why("cannot write", path);
+    if (!written) *error = ObjectError("cannot write", id);
     if (close(fd) != 0 && written) {
-      *error = Why("cannot close", path);
+      *error = ObjectError("cannot close", id);
       return Outcome::kFailed;
     }
     return written ? Outcome::kOk : Outcome::kFailed;
   }
 
   Outcome Stat(const ObjectId& id, ObjectAttributes* attributes, std::string* error) override {
-    const std::string& path = PathOf(id);
+    const int dir = DirOf(id);
     struct stat st;
-    if (stat(path.c_str(), &st) != 0) return Missing("cannot stat", path, error);
+    if (dir < 0 || fstatat(dir, ObjectName(id).c_str(), &st, 0) != 0) return Missing("cannot stat", id, error);
     attributes->size = static_cast<uint64_t>(st.st_size);
     attributes->mode = static_cast<uint32_t>(st.st_mode);
     return Outcome::kOk;
   }
 
   Outcome Read(const ObjectId& id, std::string* data, std::string* error) override {
-    const std::string& path = PathOf(id);
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return Missing("cannot open", path, error);
+    const int dir = DirOf(id);
+    const int fd = dir < 0 ? -1 : openat(dir, ObjectName(id).c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return Missing("cannot open", id, error);
     // Reads until end of file, so a file longer than it should be is seen whole.
     data->clear();
     size_t have = 0;
@@ -99,7 +110,7 @@ class PosixInterface : public MdwInterface {
       const ssize_t n = read(fd, &(*data)[have], data->size() - have);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) {
-        *error = Why("cannot read", path);
+        *error = ObjectError("cannot read", id);
         close(fd);
         return Outcome::kFailed;
       }
@@ -112,28 +123,44 @@ class PosixInterface : public MdwInterface {
   }
 
   Outcome Delete(const ObjectId& id, std::string* error) override {
-    const std::string& path = PathOf(id);
-    if (unlink(path.c_str()) == 0) return Outcome::kOk;
-    return Missing("cannot remove", path, error);
+    const int dir = DirOf(id);
+    if (dir >= 0 && unlinkat(dir, ObjectName(id).c_str(), 0) == 0) return Outcome::kOk;
+    return Missing("cannot remove", id, error);
   }
 
  private:
-  // The object's path, in a buffer reused by every call.
-  const std::string& PathOf(const ObjectId& id) {
-    path_.assign(root_).append("/").append(DataSetName(id.owner, id.set)).append("/").append(ObjectName(id));
-    return path_;
+  // The descriptor of the data set directory holding `id`, opened on first use; -1 (errno
+  // set) if it cannot be opened.
+  int DirOf(const ObjectId& id) {
+    const auto found = dirs_.find({id.owner, id.set});
+    if (found != dirs_.end()) return found->second;
+    const std::string dir = root_ + "/" + DataSetName(id.owner, id.set);
+    const int fd = open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) dirs_.emplace(std::make_pair(id.owner, id.set), fd);
+    return fd;
   }
 
-  // kNotFound if errno says the file does not exist, else kFailed with *error.
-  static Outcome Missing(const char* what, const std::string& path, std::string* error) {
+  // The object's path, for messages.
+  std::string PathOf(const ObjectId& id) const {
+    return root_ + "/" + DataSetName(id.owner, id.set) + "/" + ObjectName(id);
+  }
+
+  // kNotFound if errno says the file (or its data set) does not exist, else kFailed with *error.
+  Outcome Missing(const char* what, const ObjectId& id, std::string* error) const {
     if (errno == ENOENT) return Outcome::kNotFound;
-    *error = Why(what, path);
+    *error = ObjectError(what, id);
     return Outcome::kFailed;
+  }
+
+  // "<what> <object's path>: <errno's message>".
+  std::string ObjectError(const char* what, const ObjectId& id) const {
+    const int e = errno;
+    return std::string(what) + " " + PathOf(id) + ": " + std::strerror(e);
   }
 
   std::string root_;
   uint32_t expected_mode_;
-  std::string path_;
+  std::map<std::pair<uint32_t, uint32_t>, int> dirs_;  // (owner, set) -> directory descriptor
 };
 
 }  // namespace
