@@ -5,7 +5,13 @@ flags, from the source config key `original.source` names, its checksum verified
 `original.bin_dir`. The build happens in a scratch folder under results/original/ and
 replaces results/original/install only when every tool is there, so a failed build leaves
 nothing half-built. Records where the tools are, and what was built from what, in
-results/original/tools.json (provenance.json names them)."""
+results/original/tools.json (provenance.json names them).
+
+The image's build (docker/Dockerfile) runs the same build from the command line:
+  python3 -m workflows.launch.build_original ARCHIVE OUT_DIR
+checked against config/config.yaml's original.sha256; the tools in OUT_DIR/install/bin,
+the record in OUT_DIR/tools.json."""
+import argparse
 import hashlib
 import json
 import os
@@ -58,14 +64,15 @@ def build(top, staging, threads, log):
     return os.path.join(prefix, "bin"), steps[0]
 
 
-def from_source(sm, out_dir, log):
-    source = release.resolve(sm.params.source, sm.params.repo)
+def from_source(source, sha256, repo, threads, out_dir, log):
+    """Builds `source` (original.source) into `out_dir`/install; the tools' record."""
+    source = release.resolve(source, repo)
     os.makedirs(out_dir, exist_ok=True)
     staging = tempfile.mkdtemp(prefix=".staging-", dir=out_dir)
     try:
         log.write(f"deltafs-proto {release.VERSION} from {source}; licence {release.LICENCE}\n")
-        top, digest = release.checked_tree(source, sm.params.sha256, staging)
-        bin_dir, configure = build(top, staging, sm.threads, log)
+        top, digest = release.checked_tree(source, sha256, staging)
+        bin_dir, configure = build(top, staging, threads, log)
         if missing_tools(bin_dir):
             fail(f"the build installed no {', '.join(missing_tools(bin_dir))} (see {log.name})")
         installed = os.path.join(out_dir, "install")
@@ -83,11 +90,19 @@ def from_source(sm, out_dir, log):
             "archive_sha256": archive_sha256, "commit": release.COMMIT, "cmake": configure[2:-4]}
 
 
+def write_record(record, mode, path):
+    with open(path, "w") as f:
+        json.dump(dict(record, name="deltafs-proto", version=release.VERSION, licence=release.LICENCE,
+                       tools=list(TOOLS), build=mode), f, indent=1)
+        f.write("\n")
+
+
 def main(sm):
     p = sm.params
     with open(sm.log[0], "w") as log:
         if p.mode == "source":
-            record = from_source(sm, os.path.dirname(os.path.abspath(sm.output.tools)), log)
+            record = from_source(p.source, p.sha256, p.repo, sm.threads,
+                                 os.path.dirname(os.path.abspath(sm.output.tools)), log)
         else:
             bin_dir = os.path.abspath(p.bin_dir)
             if missing_tools(bin_dir):
@@ -95,7 +110,24 @@ def main(sm):
                      f"holding the original's built tools (its install/bin), or original.build: source")
             record = {"bin_dir": bin_dir, "source": "installed", "sha256": None, "archive_sha256": None,
                       "commit": None, "cmake": None}
-    with open(sm.output.tools, "w") as f:
-        json.dump(dict(record, name="deltafs-proto", version=release.VERSION, licence=release.LICENCE,
-                       tools=list(TOOLS), build=p.mode), f, indent=1)
-        f.write("\n")
+    write_record(record, p.mode, sm.output.tools)
+
+
+def cli():
+    """The command-line entry (the module's comment): the build log goes to standard output."""
+    import yaml
+
+    ap = argparse.ArgumentParser(prog="python3 -m workflows.launch.build_original")
+    ap.add_argument("archive", help=f"the release archive ({release.ARCHIVE}) or its source tree")
+    ap.add_argument("out_dir", help="where the tools (install/bin) and tools.json go")
+    args = ap.parse_args()
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    with open(os.path.join(repo, "config", "config.yaml")) as f:
+        sha256 = yaml.safe_load(f)["original"]["sha256"]
+    out_dir = os.path.abspath(args.out_dir)
+    record = from_source(os.path.abspath(args.archive), sha256, repo, os.cpu_count(), out_dir, sys.stdout)
+    write_record(record, "source", os.path.join(out_dir, "tools.json"))
+
+
+if __name__ == "__main__":
+    cli()
