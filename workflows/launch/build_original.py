@@ -10,7 +10,7 @@ results/original/tools.json (provenance.json names them).
 The image's build (docker/Dockerfile) runs the same build from the command line:
   python3 -m workflows.launch.build_original ARCHIVE OUT_DIR
 checked against config/config.yaml's original.sha256; the tools in OUT_DIR/install/bin,
-the record in OUT_DIR/tools.json."""
+the record in OUT_DIR/tools.json, the build's log in OUT_DIR/build.log."""
 import argparse
 import hashlib
 import json
@@ -108,13 +108,25 @@ def main(sm):
             if missing_tools(bin_dir):
                 fail(f"{', '.join(missing_tools(bin_dir))} not found in original.bin_dir {bin_dir}: give the folder "
                      f"holding the original's built tools (its install/bin), or original.build: source")
-            record = {"bin_dir": bin_dir, "source": "installed", "sha256": None, "archive_sha256": None,
-                      "commit": None, "cmake": None}
+            record = installed(bin_dir)
     write_record(record, p.mode, sm.output.tools)
 
 
+def installed(bin_dir):
+    """The record of the tools in `bin_dir`: with the commit and checksums of their build when
+    cli() built them (its tools.json, two folders up: the image's), else without."""
+    record = {"bin_dir": bin_dir, "source": "installed", "sha256": None, "archive_sha256": None, "commit": None,
+              "cmake": None}
+    built = os.path.join(bin_dir, "..", "..", "tools.json")
+    if os.path.isfile(built):
+        with open(built) as f:
+            build = json.load(f)
+        record.update({k: build[k] for k in ("sha256", "archive_sha256", "commit", "cmake")})
+    return record
+
+
 def cli():
-    """The command-line entry (the module's comment): the build log goes to standard output."""
+    """The command-line entry (the module's comment)."""
     import yaml
 
     ap = argparse.ArgumentParser(prog="python3 -m workflows.launch.build_original")
@@ -125,7 +137,9 @@ def cli():
     with open(os.path.join(repo, "config", "config.yaml")) as f:
         sha256 = yaml.safe_load(f)["original"]["sha256"]
     out_dir = os.path.abspath(args.out_dir)
-    record = from_source(os.path.abspath(args.archive), sha256, repo, os.cpu_count(), out_dir, sys.stdout)
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "build.log"), "w") as log:
+        record = from_source(os.path.abspath(args.archive), sha256, repo, os.cpu_count(), out_dir, log)
     write_record(record, "source", os.path.join(out_dir, "tools.json"))
 
 
