@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
 # Builds the deltameta image from this clone (docker/Dockerfile), labelled with the commit it
 # was built from:
-#   docker/build-image.sh [--base IMAGE] [--tag TAG] [--pinned]
+#   docker/build-image.sh [--base IMAGE] [--tag TAG] [--pinned] [--original ARCHIVE]
 # --base: the Debian 12 image to start from (default debian:bookworm-slim; where nothing can
 # be pulled, docker/make-base-image.sh makes deltameta-base:bookworm). --tag: default
 # deltameta. --pinned: build the core at the commit the Spack package pins instead of the
-# working tree's core/.
+# working tree's core/. --original: the original DeltaFS prototype's release archive
+# (deltafs-proto-2021.5.tar.gz), checked and built into the image (docker/original/build.sh);
+# copied into docker/original/ for the build and removed afterwards.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "build-image: $*" >&2; exit 2; }
-base=debian:bookworm-slim tag=deltameta core=working-tree
+base=debian:bookworm-slim tag=deltameta core=working-tree original=
 while [ $# -gt 0 ]; do
   case "$1" in
     --base) base=$2; shift 2 ;;
     --tag) tag=$2; shift 2 ;;
     --pinned) core=pinned; shift ;;
-    *) die "unknown option $1 (--base IMAGE, --tag TAG, --pinned)" ;;
+    --original) original=$2; shift 2 ;;
+    *) die "unknown option $1 (--base IMAGE, --tag TAG, --pinned, --original ARCHIVE)" ;;
   esac
 done
 command -v docker >/dev/null || die "docker not found: install Docker Engine"
@@ -23,13 +26,31 @@ docker info >/dev/null 2>&1 || die "no Docker engine answers: start dockerd (or 
 revision=$(git -C "$top" rev-parse HEAD 2>/dev/null) || die "$top is not a git clone: the image records its commit"
 dirty=false
 [ -z "$(git -C "$top" status --porcelain -- core/CMakeLists.txt core/include core/src core/tools)" ] || dirty=true
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+log=$(mktemp) staged=
+trap 'rm -f "$log" ${staged:+"$staged"}' EXIT
+labels=(--label org.opencontainers.image.revision="$revision" --label io.deltameta.core="$core"
+        --label io.deltameta.core-dirty="$dirty")
+shopt -s nullglob
+left=("$top"/docker/original/*.tar.gz)
+[ ${#left[@]} -eq 0 ] || die "docker/original/ already holds ${left[*]}: remove it, and give the archive with --original"
+if [ -n "$original" ]; then
+  [ -f "$original" ] || die "--original $original: no such file: give the release archive deltafs-proto-2021.5.tar.gz"
+  # The labels name what the build checks the archive against: the workflow's pinned commit
+  # and config/config.yaml's original.sha256 (the build fails on any other archive).
+  commit=$(grep -m1 -oE '^COMMIT = "[0-9a-f]{40}"' "$top/workflows/launch/original_source.py" | cut -d'"' -f2)
+  sha256=$(sed -n '/^original:/,/^[a-z]/s/^  sha256: \([0-9a-f]\{64\}\)$/\1/p' "$top/config/config.yaml")
+  [ -n "$commit" ] && [ -n "$sha256" ] ||
+    die "no pinned commit in workflows/launch/original_source.py or original.sha256 in config/config.yaml: restore them"
+  staged=$top/docker/original/deltafs-proto-2021.5.tar.gz
+  cp "$original" "$staged"
+  labels+=(--label io.deltameta.original-commit="$commit" --label io.deltameta.original-sha256="$sha256"
+           --label io.deltameta.original-archive-sha256="$(sha256sum "$staged" | cut -d' ' -f1)")
+fi
 # Progress: each step's first line as the build reaches it (its whole output in the log,
 # the log's end on failure).
-docker build -f "$top/docker/Dockerfile" --build-arg BASE="$base" --build-arg CORE="$core" \
-  --label org.opencontainers.image.revision="$revision" --label io.deltameta.core="$core" \
-  --label io.deltameta.core-dirty="$dirty" -t "$tag" "$top" 2>&1 | tee "$log" |
+docker build -f "$top/docker/Dockerfile" --build-arg BASE="$base" --build-arg CORE="$core" "${labels[@]}" \
+  -t "$tag" "$top" 2>&1 | tee "$log" |
   { grep --line-buffered -E '^Step [0-9]+/[0-9]+ : ' | cut -c1-100 | sed -u 's/^/build-image: /' || true; } ||
   { tail -n 40 "$log" >&2; die "docker build failed (its last lines above)"; }
-echo "build-image: $tag ($core core of $revision$([ "$dirty" = false ] || echo ', core/ modified'))"
+echo "build-image: $tag ($core core of $revision$([ "$dirty" = false ] || echo ', core/ modified')$([ -z "$original" ] ||
+  echo ", with the original deltafs-proto 2021.5"))"
