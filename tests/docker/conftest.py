@@ -1,7 +1,9 @@
 """Shared fixtures of the Docker tests: the base image and the deltameta image, built once
-per test session from this clone (docker/make-base-image.sh, docker/build-image.sh), a
-scratch output folder, and a three-node cluster (docker/cluster.sh) for a test module. Every
-test here is skipped, with the reason, where no Docker engine answers."""
+per test session from this clone (docker/make-base-image.sh, docker/build-image.sh), with
+the original prototype where its release archive is in the upstream folder
+($DELTAMETA_UPSTREAM, as tests/workflow finds it), a scratch output folder, and a
+three-node cluster (docker/cluster.sh) for a test module. Every test here is skipped, with
+the reason, where no Docker engine answers."""
 import contextlib
 import glob
 import json
@@ -13,10 +15,14 @@ import warnings
 
 import pytest
 
+from workflows.launch import original_source
+
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DOCKER = os.path.join(REPO, "docker")
 BASE = "deltameta-base:bookworm"
-IMAGE = "deltameta:test"
+ARCHIVE = os.path.join(original_source.upstream_dir(REPO), original_source.ARCHIVE)
+ORIGINAL = os.path.isfile(ARCHIVE)  # whether the session's image holds the original prototype
+IMAGE = "deltameta:original-test" if ORIGINAL else "deltameta:test"  # distinct: they differ
 
 
 def docker_unavailable():
@@ -44,8 +50,14 @@ def image():
     if not have_base and os.geteuid() != 0:
         pytest.skip(f"no {BASE}, and making it needs root: run sudo docker/make-base-image.sh once")
     run("bash", os.path.join(DOCKER, "make-base-image.sh"), BASE, timeout=900)
-    run("bash", os.path.join(DOCKER, "build-image.sh"), "--base", BASE, "--tag", IMAGE, timeout=2400)
+    build_image()
     return IMAGE
+
+
+def build_image():
+    """docker/build-image.sh for the session's image (IMAGE), with the archive where it is."""
+    return run("bash", os.path.join(DOCKER, "build-image.sh"), "--base", BASE, "--tag", IMAGE,
+               *(["--original", ARCHIVE] if ORIGINAL else []), timeout=2400)
 
 
 @pytest.fixture

@@ -2,9 +2,8 @@
 configuration file it cannot find, it says so in one line and exits 2; its build shows each
 step as it reaches it. (A plain `docker run` reproducing the smoke figures is
 test_release.py's, from the released image with no network.)"""
-import os
 
-from conftest import BASE, DOCKER, run
+from conftest import build_image, run
 
 
 def test_a_missing_output_folder_is_one_line_and_exit_2(image):
@@ -24,7 +23,7 @@ def test_a_missing_configfile_is_one_line_and_exit_2(image, tmp_path):
 
 
 def test_the_image_build_shows_each_step(image):
-    res = run("bash", os.path.join(DOCKER, "build-image.sh"), "--base", BASE, "--tag", image, timeout=2400)
+    res = build_image()
     steps = [line for line in res.stdout.splitlines() if line.startswith("build-image: Step ")]
     assert steps, res.stdout
     total = steps[0].split("/")[1].split()[0]
