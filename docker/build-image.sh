@@ -30,6 +30,10 @@ log=$(mktemp) staged=
 trap 'rm -f "$log" ${staged:+"$staged"}' EXIT
 labels=(--label org.opencontainers.image.revision="$revision" --label io.deltameta.core="$core"
         --label io.deltameta.core-dirty="$dirty")
+# One build at a time from this clone (others wait): every build's context holds
+# docker/original/, where a build given --original stages the archive.
+exec 9<"$top/docker/original"
+flock 9
 shopt -s nullglob
 left=("$top"/docker/original/*.tar.gz)
 [ ${#left[@]} -eq 0 ] || die "docker/original/ already holds ${left[*]}: remove it, and give the archive with --original"

@@ -45,16 +45,21 @@ in_background() {  # in_background NAME COMMAND...: runs COMMAND beside the rest
 }
 
 docker_part() {  # the image, then its release tests beside its cluster tests
-  # tests/docker/conftest.py's image fixture runs the same two commands, finds every layer
-  # cached, and fails the tests with the build's output should these have failed.
+  # tests/docker/conftest.py's image fixture runs the same two commands (the image with the
+  # original prototype where its archive is in the upstream folder, tagged apart), finds
+  # every layer cached, and fails the tests with the build's output should these have failed.
+  local archive image=(--tag deltameta:test)
+  archive=${DELTAMETA_UPSTREAM:-$top/../shared/upstream}/deltafs-proto-2021.5.tar.gz
+  [ ! -f "$archive" ] || image=(--tag deltameta:original-test --original "$archive")
   bash docker/make-base-image.sh deltameta-base:bookworm &&
-    bash docker/build-image.sh --base deltameta-base:bookworm --tag deltameta:test ||
+    bash docker/build-image.sh --base deltameta-base:bookworm "${image[@]}" ||
     echo "test.sh: the image build failed (above); the Docker tests will say so"
   pytest_part pytest-docker-release tests/docker/test_release.py tests/docker/test_single_node.py \
+    tests/docker/test_original.py \
     >"$reports/pytest-docker-release.log" 2>&1 &
   pytest_part pytest-docker-clusters tests/docker/test_cluster.py tests/docker/test_slurm_cluster.py
   wait
-  echo "test.sh: tests/docker/test_release.py and test_single_node.py:"
+  echo "test.sh: tests/docker/test_release.py, test_single_node.py and test_original.py:"
   cat "$reports/pytest-docker-release.log"
 }
 
