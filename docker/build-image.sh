@@ -51,8 +51,8 @@ if [ -n "$original" ]; then
            --label io.deltameta.original-archive-sha256="$(sha256sum "$staged" | cut -d' ' -f1)")
 fi
 # Progress: each step's first line as the build reaches it (its whole output in the log,
-# the log's end on failure).
-docker build -f "$top/docker/Dockerfile" --build-arg BASE="$base" --build-arg CORE="$core" "${labels[@]}" \
+# the log's end on failure); a failed step's container is removed too (--force-rm).
+docker build --force-rm -f "$top/docker/Dockerfile" --build-arg BASE="$base" --build-arg CORE="$core" "${labels[@]}" \
   -t "$tag" "$top" 2>&1 | tee "$log" |
   { grep --line-buffered -E '^Step [0-9]+/[0-9]+ : ' | cut -c1-100 | sed -u 's/^/build-image: /' || true; } ||
   { tail -n 40 "$log" >&2; die "docker build failed (its last lines above)"; }
