@@ -31,6 +31,23 @@ COMPILERS = {"CMAKE_C_COMPILER": "gcc", "CMAKE_CXX_COMPILER": "g++", "MPI_C_COMP
              "MPI_CXX_COMPILER": "mpicxx.mpich"}
 
 
+def original_refusal(implementations, storage):
+    """Why a configuration listing the original cannot run it here (one line with the fix),
+    or None: stores in RADOS, or the deltameta image (DELTAMETA_IMAGE_INFO) built without it."""
+    if "original" not in implementations:
+        return None
+    if storage == "rados":
+        return ("implementations: the original runs on posix stores only here (its tools take --env_use_rados, but "
+                "the workflow does not build it with PDLFS_RADOS yet): drop original, or use storage: posix")
+    image_info = os.environ.get("DELTAMETA_IMAGE_INFO")
+    if image_info:
+        with open(image_info) as f:
+            if not json.load(f).get("original"):
+                return ("implementations: this image holds no original prototype: build it with docker/build-image.sh "
+                        "--original PATH/deltafs-proto-2021.5.tar.gz (docker/README.md), or drop original")
+    return None
+
+
 def fail(message):
     sys.exit(f"build_original: {message}")
 

@@ -1,11 +1,11 @@
 # The experiment matrix of this configuration: its systems (workflows/registry.py
 # names them), the result files of their runs, and where the configuration's conclusions go;
 # also where the core's tools are.
-import json
 import os
 
 from snakemake.exceptions import WorkflowError
 
+from workflows.launch.build_original import original_refusal
 from workflows.registry import IMPLEMENTATIONS, MDWORKBENCH, PHASES, SYSTEMS, results_of
 
 REPO = workflow.basedir
@@ -35,18 +35,9 @@ REPS = range(1, config["repetitions"] + 1)
 STORAGE = config["storage"]
 UNKNOWN_SYSTEMS = [s for s in config["systems"] if s not in SYSTEMS]
 IMPLS = config["implementations"]
-if "original" in IMPLS and STORAGE == "rados":
-    raise WorkflowError(
-        "implementations: the original runs on posix stores only here (its tools take --env_use_rados, but the "
-        "workflow does not build it with PDLFS_RADOS yet): drop original, or use storage: posix"
-    )
-if "original" in IMPLS and os.environ.get("DELTAMETA_IMAGE_INFO"):
-    with open(os.environ["DELTAMETA_IMAGE_INFO"]) as f:
-        if not json.load(f).get("original"):
-            raise WorkflowError(
-                "implementations: this image holds no original prototype: build it with "
-                "docker/build-image.sh --original PATH/deltafs-proto-2021.5.tar.gz (docker/README.md), or drop original"
-            )
+ORIGINAL_REFUSED = original_refusal(IMPLS, STORAGE)
+if ORIGINAL_REFUSED:
+    raise WorkflowError(ORIGINAL_REFUSED)
 if UNKNOWN_SYSTEMS:
     raise WorkflowError(
         f"systems: unknown {', '.join(UNKNOWN_SYSTEMS)}; the systems are {', '.join(SYSTEMS)} "
