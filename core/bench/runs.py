@@ -111,7 +111,9 @@ class Storage:
         self.log.write(res.stdout + res.stderr)
         self.log.flush()
         if res.returncode != 0:
-            raise JobError(f"deltameta_storage {args[0]} {args[1]} failed: {res.stderr.strip()} (see {self.log.name})")
+            how = f"killed by signal {-res.returncode}" if res.returncode < 0 else f"exit {res.returncode}"
+            said = (res.stderr.strip() or res.stdout.strip() or "no output").splitlines()[-1]
+            raise JobError(f"deltameta_storage {args[0]} {args[1]} failed ({how}): {said} (see {self.log.name})")
         return res.stdout
 
     def clear(self, location):

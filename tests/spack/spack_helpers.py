@@ -43,15 +43,18 @@ def run(cmd, timeout, cwd=None, env=None):
         stop(p)
         raise
     if p.returncode != 0:
-        pytest.fail(f"exit {p.returncode}: {' '.join(cmd)}\n{out[-4000:]}{logs_named(out)}")
+        pytest.fail(f"exit {p.returncode}: {' '.join(cmd)}\n{out[-4000:]}{logs_named(out, cwd)}")
     return out
 
 
-def logs_named(out):
-    """The end of every log Spack's output points to ("See test log for details: PATH", the
-    build log likewise): they live in the test's scratch space, which pytest later removes."""
+def logs_named(out, cwd=None):
+    """The end of every log the output points to (Spack's "See test log for details: PATH", the
+    build log likewise; a failed Snakemake job's "log: PATH (check log file(s) ...)", relative
+    to `cwd`): they live in the test's scratch space, which pytest later removes."""
     shown = ""
-    for path in dict.fromkeys(re.findall(r"See (?:test|build) log for details:\s+(\S+)", out)):
+    named = re.findall(r"See (?:test|build) log for details:\s+(\S+)", out)
+    named += [os.path.join(cwd or "", p) for p in re.findall(r"log: (\S+) \(check log file\(s\) for error", out)]
+    for path in dict.fromkeys(named):
         try:
             with open(path, errors="replace") as f:
                 shown += f"\n--- the end of {path} ---\n{f.read()[-4000:]}"

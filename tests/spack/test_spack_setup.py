@@ -87,3 +87,12 @@ def test_a_failed_spack_command_shows_the_end_of_the_logs_it_names(tmp_path):
         run(["sh", "-c", f"echo '==> Error: see below'; echo 'See test log for details:'; echo '  {log}'; exit 1"], 60)
     assert f"--- the end of {log} ---" in str(failed.value)
     assert "3 - integration.test_guide_commands (Failed)" in str(failed.value)
+
+
+def test_a_failed_workflow_shows_the_end_of_its_failed_jobs_log(tmp_path):
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "job.log").write_text("runs: deltameta_storage rm X failed (exit 1): why\n")
+    with pytest.raises(pytest.fail.Exception) as failed:
+        run(["sh", "-c", "echo '    log: results/job.log (check log file(s) for error details)'; exit 1"], 60,
+            cwd=str(tmp_path))
+    assert "deltameta_storage rm X failed (exit 1): why" in str(failed.value)
