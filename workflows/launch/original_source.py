@@ -23,7 +23,7 @@ VERSION = "2021.5"
 COMMIT = "2e9984a9a1b2e157abcfefb7483ad68196a1b7f9"
 ARCHIVE = f"deltafs-proto-{VERSION}.tar.gz"
 URL = f"https://github.com/pdlfs/deltafs-proto/archive/{COMMIT}.tar.gz"
-LICENCE = "BSD-3-Clause (its LICENSE.txt: Carnegie Mellon University and Triad National Security)"
+LICENCE = "BSD-3-Clause (the prototype's own licence file)"
 DOWNLOAD_TIMEOUT_S = 120
 
 

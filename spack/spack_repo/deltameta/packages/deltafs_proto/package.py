@@ -8,8 +8,7 @@ from spack.package import *
 
 
 class DeltafsProto(CMakePackage):
-    """The DeltaFS prototype of the SC'21 paper (Carnegie Mellon University and Triad
-    National Security): with +mpi, the benchmark tools deltafs_bm_svr (IndexFS-style
+    """The authors' DeltaFS prototype, the code the SC'21 paper measured: with +mpi, the benchmark tools deltafs_bm_svr (IndexFS-style
     metadata servers), deltafs_bm_cli (clients, and DeltaFS's serverless writes) and
     parallel_compactor (DeltaFS's compaction job); always the static libraries libdeltafs
     and libdeltafs-common with their headers and CMake package files."""
@@ -17,7 +16,7 @@ class DeltafsProto(CMakePackage):
     homepage = "https://github.com/pdlfs/deltafs-proto"
     git = "https://github.com/pdlfs/deltafs-proto.git"
 
-    # Its LICENSE.txt: BSD-3-Clause, Carnegie Mellon University and Triad National Security.
+    # BSD-3-Clause, as the prototype's own licence file states.
     license("BSD-3-Clause")
 
     # The tag v2021.5, which the seed guide checks out. Offline, Spack takes this version
