@@ -8,10 +8,11 @@ from spack.package import *
 
 
 class DeltafsProto(CMakePackage):
-    """The authors' DeltaFS prototype, the code the SC'21 paper measured: with +mpi, the benchmark tools deltafs_bm_svr (IndexFS-style
-    metadata servers), deltafs_bm_cli (clients, and DeltaFS's serverless writes) and
-    parallel_compactor (DeltaFS's compaction job); always the static libraries libdeltafs
-    and libdeltafs-common with their headers and CMake package files."""
+    """The authors' DeltaFS prototype, the code the SC'21 paper measured: with +mpi, the
+    benchmark tools deltafs_bm_svr (IndexFS-style metadata servers), deltafs_bm_cli
+    (clients, and DeltaFS's serverless writes) and parallel_compactor (DeltaFS's compaction
+    job); always the static libraries libdeltafs and libdeltafs-common with their headers
+    and CMake package files."""
 
     homepage = "https://github.com/pdlfs/deltafs-proto"
     git = "https://github.com/pdlfs/deltafs-proto.git"
