@@ -238,11 +238,14 @@ MDWB_INTERFACES = ("posix", "indexfs", "deltafs")
 
 
 class Workbench:
-    """The MD-Workbench parameters (deltameta_mdworkbench's -D, -P, -I, -S, -R, -O)."""
+    """The MD-Workbench parameters (deltameta_mdworkbench's -D, -P, -I, -S, -R, -O, and the
+    stonewall -w, -W when `stonewall` seconds are not 0)."""
 
-    def __init__(self, data_sets, precreate, objects, object_size, iterations, offset):
+    def __init__(self, data_sets, precreate, objects, object_size, iterations, offset, stonewall=0, wear_out=False):
         self.flags = {"dset-count": data_sets, "precreate-per-set": precreate, "obj-per-proc": objects,
                       "object-size": object_size, "iterations": iterations, "offset": offset}
+        if stonewall:
+            self.flags.update({"stonewall-timer": stonewall, "stonewall-wear-out": int(wear_out)})
 
 
 def mdwb_job(run, label, ranks, flags, docs, env=None, role=None):
@@ -352,6 +355,10 @@ def main():
     m.add_argument("--object-size", type=int, default=3901, help="-S: bytes per object")
     m.add_argument("--iterations", type=int, default=3, help="-R: benchmark iterations")
     m.add_argument("--offset", type=int, default=1, help="-O: rank offset")
+    m.add_argument("--stonewall", type=int, default=0, metavar="SECONDS",
+                   help="-w: each benchmark iteration stops after this many seconds (0: none)")
+    m.add_argument("--wear-out", action="store_true", help="-W: with --stonewall, every rank runs as many "
+                   "positions as the rank that ran the most")
     m.add_argument("--process-reports", action="store_true", help="a result per rank too")
     m.add_argument("--latency-dir", help="write every operation's latency here (-L), a CSV per rank and phase")
     p.add_argument("--storage-root", metavar="rados://POOL/PREFIX",
@@ -382,7 +389,8 @@ def main():
             elif a.run == "deltafs-read":
                 docs = deltafs_read(run, a.ranks, a.servers, a.n, a.compacted)
             else:
-                bench = Workbench(a.data_sets, a.precreate, a.objects, a.object_size, a.iterations, a.offset)
+                bench = Workbench(a.data_sets, a.precreate, a.objects, a.object_size, a.iterations, a.offset,
+                                  a.stonewall, a.wear_out)
                 mdworkbench(run, a.interface, a.ranks, a.servers, bench, docs, a.process_reports, a.latency_dir)
             if (a.run.startswith("indexfs") or a.run == "mdworkbench") and not a.keep_stores:
                 for location in run.stores.values():

@@ -13,15 +13,16 @@ namespace {
 constexpr int64_t kMaxFrameObjectBytes = kMaxFrameBodyBytes - 8 - 2 - kMaxNameBytes - kMaxEncodedStatBytes - 4;
 
 const std::map<std::string, std::string>& ShortOptions() {
-  static const std::map<std::string, std::string> m = {{"D", "dset-count"},          {"P", "precreate-per-set"},
-                                                       {"I", "obj-per-proc"},        {"S", "object-size"},
-                                                       {"R", "iterations"},          {"O", "offset"},
-                                                       {"L", "latency-file-prefix"}, {"i", "interface"}};
+  static const std::map<std::string, std::string> m = {
+      {"D", "dset-count"},          {"P", "precreate-per-set"}, {"I", "obj-per-proc"},
+      {"S", "object-size"},         {"R", "iterations"},        {"O", "offset"},
+      {"L", "latency-file-prefix"}, {"i", "interface"},         {"w", "stonewall-timer"}};
   return m;
 }
 
 bool IsBooleanOption(const std::string& name) {
-  return name == "run-precreate" || name == "run-benchmark" || name == "run-cleanup" || name == "process-reports";
+  return name == "run-precreate" || name == "run-benchmark" || name == "run-cleanup" || name == "process-reports" ||
+         name == "stonewall-wear-out";
 }
 
 }  // namespace
@@ -46,10 +47,17 @@ void RegisterMdwFlags(FlagSet* f, MdwFlags* m) {
   f->Bool("run-precreate", &m->run_precreate, "-1: run the precreate phase (without -1/-2/-3: all three)");
   f->Bool("run-benchmark", &m->run_benchmark, "-2: run the benchmark phase");
   f->Bool("run-cleanup", &m->run_cleanup, "-3: run the cleanup phase");
+  f->Int("stonewall-timer", &m->stonewall_timer, 0, int64_t{1} << 31,
+         "-w: seconds after which each benchmark iteration stops at the end of its current position (0: none); "
+         "without -W each rank stops on its own");
+  f->Bool("stonewall-wear-out", &m->stonewall_wear_out,
+          "-W: with -w, every rank then runs as many positions as the rank that ran the most");
   f->Bool("process-reports", &m->process_reports, "print and record a result line per rank");
   f->String("latency-file-prefix", &m->latency_file_prefix,
             "-L: write every operation's latency to <prefix>-<phase>-<rank>.csv (op,start_us,latency_us)");
   f->String("json", &m->json, "append one JSON document per phase to this file (rank 0)");
+  f->String("output", &m->output,
+            "result lines on stdout: deltameta (our table), mdworkbench (MD-Workbench's own lines) or both");
 }
 
 ObjectSpace MdwFlags::Space(uint32_t ranks) const {
@@ -74,6 +82,8 @@ std::vector<std::string> NormalizeMdwArgs(int argc, char** argv) {
     if (arg == "-1" || arg == "-2" || arg == "-3") {
       const char* phase[] = {"precreate", "benchmark", "cleanup"};
       out.push_back(std::string("--run-") + phase[arg[1] - '1'] + "=1");
+    } else if (arg == "-W") {
+      out.emplace_back("--stonewall-wear-out=1");
     } else if (arg.size() >= 2 && arg[0] == '-' && arg[1] != '-' && ShortOptions().count(arg.substr(1, 1))) {
       const std::string& name = ShortOptions().at(arg.substr(1, 1));
       if (arg.size() == 2 && i + 1 < argc) {
@@ -106,6 +116,15 @@ std::string CheckMdwFlags(const MdwFlags& f) {
   if (f.rpc_transport != "auto" && f.rpc_transport != "unix" && f.rpc_transport != "tcp")
     return "--rpc_transport must be auto, unix or tcp";
   if (i == "posix" && f.root.empty()) return "--interface=posix needs --root (the directory tree's root)";
+  if (f.output != "deltameta" && f.output != "mdworkbench" && f.output != "both")
+    return "--output must be deltameta, mdworkbench or both";
+  if (f.stonewall_wear_out && f.stonewall_timer == 0)
+    return "-W (--stonewall-wear-out) needs -w SECONDS (--stonewall-timer), the time after which it starts";
+  // Without a stonewall the cleanup knows where each data set's objects start (R * I);
+  // with one only the job that ran the benchmark does. DeltaFS replaces nothing.
+  if (f.stonewall_timer > 0 && i != "deltafs" && f.benchmark() && !f.cleanup())
+    return "-w (--stonewall-timer) with the benchmark (-2) needs the cleanup (-3) in the same run: where each data "
+           "set's remaining objects start depends on the positions the stonewall let run";
   if (i == "deltafs") {
     if (f.run_cleanup)
       return "--interface=deltafs has no cleanup phase (-3): its namespace is read-only after the compaction";

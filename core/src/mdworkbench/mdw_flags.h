@@ -32,8 +32,11 @@ struct MdwFlags {
   bool run_precreate = false;        // -1
   bool run_benchmark = false;        // -2
   bool run_cleanup = false;          // -3
+  int64_t stonewall_timer = 0;       // -w: seconds per benchmark iteration (0: none)
+  bool stonewall_wear_out = false;   // -W: every rank then runs as many positions as the most any ran
   bool process_reports = false;
   std::string latency_file_prefix;  // -L
+  std::string output = "both";      // deltameta, mdworkbench or both: which result lines to print
   std::string json;
 
   // The phases to run: those given with -1/-2/-3, or all three if none is.
@@ -41,13 +44,16 @@ struct MdwFlags {
   bool benchmark() const { return run_benchmark || !AnyPhaseGiven(); }
   bool cleanup() const { return run_cleanup || !AnyPhaseGiven(); }
   bool AnyPhaseGiven() const { return run_precreate || run_benchmark || run_cleanup; }
+  bool ours() const { return output != "mdworkbench"; }
+  bool mdworkbench_lines() const { return output != "deltameta"; }
   ObjectSpace Space(uint32_t ranks) const;
 };
 
 void RegisterMdwFlags(FlagSet* set, MdwFlags* flags);
 
 // argv in the --name=value form: -D=4 and -D 4 become --dset-count=4 (likewise -P, -I,
-// -S, -R, -O, -L and -i), -1/-2/-3 --run-precreate=1 and so on, a boolean long option
+// -S, -R, -O, -L, -w and -i), -1/-2/-3 --run-precreate=1 and so on, -W
+// --stonewall-wear-out=1, a boolean long option
 // without a value gets =1, and MD-Workbench's long names data-sets, root-dir and latency
 // become dset-count, root and latency-file-prefix. argv[0] stays first; anything else
 // is passed as it is, for FlagSet to judge.

@@ -1,6 +1,7 @@
 // The MD-Workbench job: see mdw_job.h.
 #include "mdworkbench/mdw_job.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -8,6 +9,7 @@
 #include "jobs/mpi_util.h"
 #include "jobs/tool_args.h"
 #include "mdworkbench/mdw_flags.h"
+#include "mdworkbench/mdw_lines.h"
 #include "mdworkbench/mdw_report.h"
 #include "mdworkbench/phases.h"
 #include "util/build_info.h"
@@ -86,24 +88,26 @@ class MdwJob {
   bool Run(Phase p, JsonLinesFile* json, std::string* failures) {
     double server_cpu0 = 0, server_cpu1 = 0;
     if (!QueryServerCpu(&server_cpu0)) return false;
-    RankOps ops(!flags_.latency_file_prefix.empty());
+    RankOps ops(!flags_.latency_file_prefix.empty() || flags_.mdworkbench_lines());
     QuietBarrier(MPI_COMM_WORLD);
     const double cpu0 = ProcessCpuSeconds();
     const Clock::time_point t0 = Clock::now();
     PhaseRunner runner(iface_.get(), space_, static_cast<uint32_t>(mpi_.rank()), &ops);
-    const uint64_t first = space_.FirstRemaining(flags_.benchmark() || !flags_.precreate());
+    const uint64_t first = CleanupFirst();
     std::string fatal;
-    bool ok = p == Phase::kPrecreate   ? runner.Precreate(&fatal)
-              : p == Phase::kBenchmark ? runner.Benchmark(&fatal)
-                                       : runner.Cleanup(first, &fatal);
+    double untimed_s = 0;  // the benchmark's: barriers, checks and lines between its iterations
+    bool ok = true;
+    if (p == Phase::kBenchmark) {
+      if (!Benchmark(&runner, &ops, &untimed_s)) return false;
+    } else {
+      ok = p == Phase::kPrecreate ? runner.Precreate(&fatal) : runner.Cleanup(first, &fatal);
+    }
     ok = ok && iface_->Finish(&fatal);
-    ops.elapsed_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    ops.elapsed_s = std::chrono::duration<double>(Clock::now() - t0).count() - untimed_s;
     ops.cpu_s = ProcessCpuSeconds() - cpu0;
     if (!AllRanksOk(ok, kTool, fatal, MPI_COMM_WORLD)) return false;
-    // Untimed: what the rank deleted is gone.
-    ok = p == Phase::kBenchmark ? runner.CheckBenchmarkDeletes(&fatal)
-         : p == Phase::kCleanup ? runner.CheckCleanupDeletes(first, &fatal)
-                                : true;
+    // Untimed: what the rank deleted is gone (the benchmark checks after each iteration).
+    ok = p == Phase::kCleanup ? runner.CheckCleanupDeletes(first, &fatal) : true;
     if (!AllRanksOk(ok, kTool, fatal, MPI_COMM_WORLD)) return false;
     if (!runner.first_failure().empty()) {
       std::fprintf(stderr, "%s[r%d]: %s: first failure: %s\n", kTool, mpi_.rank(), PhaseName(p),
@@ -115,6 +119,10 @@ class MdwJob {
           flags_.latency_file_prefix + "-" + PhaseName(p) + "-" + std::to_string(mpi_.rank()) + ".csv";
       if (!AllRanksOk(ops.WriteLatencyCsv(path, &fatal), kTool, fatal, MPI_COMM_WORLD)) return false;
     }
+    if (p != Phase::kBenchmark && flags_.mdworkbench_lines()) {
+      const MdwLinePart part = PartSince(ops, MdwMark(), ops.elapsed_s);  // the checks' errors too
+      PrintLines(MdwResultLines(PhaseName(p), part, LineSettings(0), MPI_COMM_WORLD));
+    }
 
     MdwPhaseResult r = MergeMdwRanks(PhaseName(p), ops, flags_.process_reports, MPI_COMM_WORLD);
     if (mpi_.rank() != 0) return true;
@@ -124,22 +132,116 @@ class MdwJob {
     std::string reason;
     if (p == Phase::kBenchmark && !runner.replaces())
       not_served = {"create", "delete"}, reason = kDeltafsNotServedReason;
-    std::printf("%s", MdwPhaseText(r, not_served, reason).c_str());
-    std::fflush(stdout);
-    json->Append(MdwPhaseJson(r, flags_.interface, Parameters(), not_served, reason));
+    if (flags_.ours()) PrintLines(MdwPhaseText(r, not_served, reason));
+    nlohmann::json doc = MdwPhaseJson(r, flags_.interface, Parameters(), not_served, reason);
+    if (p == Phase::kBenchmark) doc["positions_run"] = positions_run_;
+    json->Append(doc);
     const Verification v = r.Total();
     if (v.total() > 0) *failures += std::string(failures->empty() ? "" : "; ") + PhaseName(p) + ": " + Describe(v);
     return true;
   }
 
  private:
-  // Objects handled and operations expected (MD-Workbench's counts).
+  // The benchmark's iterations, each started together after a barrier (the first by Run)
+  // and followed, untimed, by the check that what it deleted is gone and by its
+  // MD-Workbench line. *untimed_s: the time between the iterations and in the wear-out
+  // agreements. False if the run cannot go on (reported once).
+  bool Benchmark(PhaseRunner* runner, RankOps* ops, double* untimed_s) {
+    Stonewall wall;
+    wall.seconds = static_cast<double>(flags_.stonewall_timer);
+    wall.wear_out = flags_.stonewall_wear_out;
+    wall.agree = [](uint64_t ran) {
+      uint64_t all = 0;
+      MPI_Request r;
+      MPI_Iallreduce(&ran, &all, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD, &r);
+      QuietWait(&r);
+      return all;
+    };
+    const Clock::time_point start = Clock::now();
+    double timed_s = 0;
+    uint64_t first = 0;
+    positions_run_.clear();
+    for (uint64_t i = 0; i < space_.iterations; i++) {
+      if (i > 0) QuietBarrier(MPI_COMM_WORLD);
+      const MdwMark mark = MarkOf(*ops);
+      const Clock::time_point it0 = Clock::now();
+      IterationRun run;
+      std::string fatal;
+      bool ok = runner->BenchmarkIteration(first, wall, &run, &fatal);
+      const double elapsed = std::chrono::duration<double>(Clock::now() - it0).count() - run.agree_s;
+      timed_s += elapsed;
+      if (!AllRanksOk(ok, kTool, fatal, MPI_COMM_WORLD)) return false;
+      ok = runner->CheckBenchmarkDeletes(first, run.positions, &fatal);
+      if (!AllRanksOk(ok, kTool, fatal, MPI_COMM_WORLD)) return false;
+      first += run.positions;
+      std::vector<uint64_t> positions(mpi_.rank() == 0 ? mpi_.size() : 0);
+      MPI_Request r;
+      MPI_Igather(&run.positions, 1, MPI_UINT64_T, positions.data(), 1, MPI_UINT64_T, 0, MPI_COMM_WORLD, &r);
+      QuietWait(&r);
+      if (mpi_.rank() == 0) positions_run_.push_back(positions);
+      if (!flags_.mdworkbench_lines()) continue;
+      if (mpi_.rank() == 0 && wall.wear_out && run.hit_s >= 0) {
+        std::printf("stonewall wear out %fs (%d iter)\n", run.hit_s, static_cast<int>(run.positions));
+      }
+      PrintLines(MdwResultLines("benchmark", PartSince(*ops, mark, elapsed), LineSettings(StonewallIter(positions)),
+                                MPI_COMM_WORLD));
+    }
+    // The cleanup starts where the rank working on this rank's data sets stopped.
+    std::vector<uint64_t> totals(mpi_.size());
+    MPI_Request r;
+    MPI_Iallgather(&first, 1, MPI_UINT64_T, totals.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD, &r);
+    QuietWait(&r);
+    const uint64_t n = space_.ranks, source = (mpi_.rank() + n - space_.offset % n) % n;
+    benchmark_positions_ = totals[source];
+    benchmark_ran_ = true;
+    *untimed_s = std::chrono::duration<double>(Clock::now() - start).count() - timed_s;
+    return true;
+  }
+
+  // Where the cleanup starts in each own data set: the positions the benchmark ran there.
+  uint64_t CleanupFirst() const {
+    if (benchmark_ran_) return benchmark_positions_;
+    // An earlier job ran the benchmark (without a stonewall: CheckMdwFlags): R * I.
+    return flags_.benchmark() || !flags_.precreate() ? space_.iterations * space_.per_iteration : 0;
+  }
+
+  // MD-Workbench's stonewall-iter (on rank 0): with wear-out the positions every rank ran;
+  // without, the most a rank that the stonewall stopped ran (0: none stopped).
+  uint64_t StonewallIter(const std::vector<uint64_t>& positions) const {
+    uint64_t most = 0;
+    for (uint64_t k : positions) {
+      if (flags_.stonewall_wear_out || k < space_.per_iteration) most = std::max(most, k);
+    }
+    return flags_.stonewall_timer > 0 ? most : 0;
+  }
+
+  MdwLineSettings LineSettings(uint64_t stonewall_iter) const {
+    MdwLineSettings s;
+    s.object_size = space_.object_size;
+    s.read_only = !iface_->Serves(OpType::kCreate) || !iface_->Serves(OpType::kDelete);
+    s.stonewall_iter = stonewall_iter;
+    s.process_reports = flags_.process_reports;
+    return s;
+  }
+
+  static void PrintLines(const std::string& lines) {
+    if (lines.empty()) return;
+    std::printf("%s", lines.c_str());
+    std::fflush(stdout);
+  }
+
+  // Objects handled and operations expected (MD-Workbench's counts; the benchmark's follow
+  // the positions each rank ran).
   void Count(Phase p, bool replaces, MdwPhaseResult* r) const {
     const uint64_t sets = space_.ranks * static_cast<uint64_t>(space_.data_sets);
     if (p == Phase::kPrecreate) {
       r->objects = r->expected_ops = sets * space_.precreate;
     } else if (p == Phase::kBenchmark) {
-      r->objects = sets * space_.iterations * space_.per_iteration;
+      uint64_t positions = 0;
+      for (const std::vector<uint64_t>& iteration : positions_run_) {
+        for (uint64_t k : iteration) positions += k;
+      }
+      r->objects = positions * space_.data_sets;
       r->expected_ops = r->objects * (replaces ? 4 : 2);
     } else {
       const OpTypeStats& deletes = r->types[static_cast<int>(OpType::kDelete)];
@@ -156,6 +258,8 @@ class MdwJob {
             {"object_size", space_.object_size},
             {"iterations", space_.iterations},
             {"offset", space_.offset},
+            {"stonewall_timer_s", flags_.stonewall_timer},
+            {"stonewall_wear_out", flags_.stonewall_wear_out},
             {"inline_data_max", inline_max < 0 ? nlohmann::json(nullptr) : nlohmann::json(inline_max)}};
   }
 
@@ -171,6 +275,9 @@ class MdwJob {
   StoreOptions options_;
   ObjectSpace space_;
   std::unique_ptr<MdwInterface> iface_;
+  std::vector<std::vector<uint64_t>> positions_run_;  // per iteration, per rank (rank 0)
+  bool benchmark_ran_ = false;
+  uint64_t benchmark_positions_ = 0;  // what the benchmark ran on this rank's data sets
 };
 
 }  // namespace
@@ -186,7 +293,8 @@ int RunMdwJob(const MpiSession& mpi, int argc, char** argv) {
               "MD-Workbench's pattern over MPI ranks: per rank D data sets of P objects (precreate), R iterations of "
               "stat, read, delete and create of I objects per data set of another rank (benchmark), then the rest "
               "deleted (cleanup).\nMD-Workbench's short forms are accepted: -D=4 or -D 4, -P, -I, -S, -R, -O, -L, "
-              "-i, and -1/-2/-3 to run only that phase.");
+              "-w, -i, -W, and -1/-2/-3 to run only that phase. Prints MD-Workbench's result lines and our table "
+              "(--output).");
   RegisterMdwFlags(&set, &flags);
   StoreOptions options;
   int exit_code = ParseToolArgs(
@@ -200,7 +308,7 @@ int RunMdwJob(const MpiSession& mpi, int argc, char** argv) {
 
   MdwJob job(mpi, flags, options);
   if (!job.Prepare()) return 1;
-  if (mpi.rank() == 0) job.PrintHeader();
+  if (mpi.rank() == 0 && flags.ours()) job.PrintHeader();
   std::string failures;
   if (flags.precreate() && !job.Run(Phase::kPrecreate, &json, &failures)) return 1;
   if (flags.benchmark() && !job.Run(Phase::kBenchmark, &json, &failures)) return 1;

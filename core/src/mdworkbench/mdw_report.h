@@ -1,9 +1,9 @@
 // The MD-Workbench tool's phase results: every rank's RankOps (op_stats.h) merged at phase
 // end with the jobs' rank merge (MergeRanks, one per operation type, and one reduction of
 // the counts it does not carry), the phase's JSON document (schema
-// "deltameta.mdworkbench/1", core/doc/mdworkbench.md) and its text lines, which follow
-// MD-Workbench's: the phase, its time, balance, op and object rates, then per operation
-// type the count, errors and latency quantiles (min, q1, median, q3, q90, q99, max).
+// "deltameta.mdworkbench/1", core/doc/mdworkbench.md) and our table of it (MD-Workbench's
+// own lines are mdw_lines.h): the phase, its time, balance, op and object rates, then per
+// operation type the count, errors and latency quantiles (min, q1, median, q3, q90, q99, max).
 #pragma once
 
 #include <array>

@@ -89,13 +89,12 @@ bool IsObjectBytes(const ObjectId& id, uint64_t size, std::string_view data) {
   return true;
 }
 
-ObjectId ObjectSpace::Handled(uint32_t target, uint32_t set, uint64_t iteration, uint64_t f, bool replace) const {
-  const uint64_t k = iteration * per_iteration + f;
+ObjectId ObjectSpace::Handled(uint32_t target, uint32_t set, uint64_t k, bool replace) const {
   return ObjectId{target, set, replace ? k : k % precreate};
 }
 
-ObjectId ObjectSpace::Replacement(uint32_t target, uint32_t set, uint64_t iteration, uint64_t f) const {
-  return ObjectId{target, set, precreate + iteration * per_iteration + f};
+ObjectId ObjectSpace::Replacement(uint32_t target, uint32_t set, uint64_t k) const {
+  return ObjectId{target, set, precreate + k};
 }
 
 }  // namespace deltameta

@@ -3,12 +3,14 @@
 // and which objects each phase handles. No I/O here.
 //
 // Rank r owns data sets (r, 0) .. (r, D-1). Precreate: r creates objects 0 .. P-1 in each
-// of its data sets. Benchmark iteration i: for each f < I and each data set d, r stats,
-// reads and deletes object i*I + f of data set (t, d), where t = (r + O) mod N is the rank
-// r works on (the rank offset), and creates object P + i*I + f there in its place, so the
-// data set keeps P objects. Only r touches t's data sets during the benchmark (r -> t is
-// a bijection), so no two ranks race on an object. Cleanup: r deletes what remains of its
-// own data sets, objects R*I .. R*I + P - 1 (0 .. P-1 if no benchmark ran).
+// of its data sets. Benchmark: at its k-th position (k counts over the iterations: i*I + f
+// at position f < I of iteration i, unless a stonewall ended an earlier iteration sooner),
+// for each data set d, r stats, reads and deletes object k of data set (t, d), where
+// t = (r + O) mod N is the rank r works on (the rank offset), and creates object P + k there
+// in its place, so the data set keeps P objects. Only r touches t's data sets during the
+// benchmark (r -> t is a bijection), so no two ranks race on an object. Cleanup: r deletes
+// what remains of its own data sets, objects K .. K + P - 1, where K is the positions the
+// benchmark ran on them (R*I without a stonewall; 0 if no benchmark ran).
 // An object's bytes are derived from (owner, data set, index) alone, so any rank can
 // check any object it reads.
 #pragma once
@@ -51,14 +53,11 @@ struct ObjectSpace {
 
   // The rank whose data sets rank `rank` works on in the benchmark.
   uint32_t TargetOf(uint32_t rank) const { return static_cast<uint32_t>((rank + offset) % ranks); }
-  // The object iteration `iteration` handles at position `f` (< I) of data set `set` of
-  // `target`, and the one created in its place. With `replace` false (an interface that
-  // cannot create or delete) the precreated objects are visited in turn instead:
-  // (iteration * I + f) mod P.
-  ObjectId Handled(uint32_t target, uint32_t set, uint64_t iteration, uint64_t f, bool replace) const;
-  ObjectId Replacement(uint32_t target, uint32_t set, uint64_t iteration, uint64_t f) const;
-  // The first object index a data set holds after `benchmark_ran` R iterations (or none).
-  uint64_t FirstRemaining(bool benchmark_ran) const { return benchmark_ran ? iterations * per_iteration : 0; }
+  // The object the benchmark handles at its position `k` (over all iterations) in data set
+  // `set` of `target`, and the one created in its place. With `replace` false (an interface
+  // that cannot create or delete) the precreated objects are visited in turn instead: k mod P.
+  ObjectId Handled(uint32_t target, uint32_t set, uint64_t k, bool replace) const;
+  ObjectId Replacement(uint32_t target, uint32_t set, uint64_t k) const;
 };
 
 }  // namespace deltameta

@@ -52,17 +52,21 @@ class RankOps {
   uint64_t ops() const;
   uint64_t error_total() const;
 
+  // Every recorded operation (with log_latencies).
+  struct LatencyRecord {
+    uint8_t type;
+    uint64_t start_ns, latency_ns;
+  };
+  const std::vector<LatencyRecord>& records() const { return records_; }
+
   // Writes "op,start_us,latency_us", then one line per recorded operation, to `path`.
   bool WriteLatencyCsv(const std::string& path, std::string* error) const;
 
   double elapsed_s = 0;
   double cpu_s = 0;
+  uint64_t data_sets = 0;  // data sets made (precreate) or removed (cleanup)
 
  private:
-  struct LatencyRecord {
-    uint8_t type;
-    uint64_t start_ns, latency_ns;
-  };
   bool log_;
   std::array<OpTypeStats, kOpTypes> types_;
   Verification checks_;
