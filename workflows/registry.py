@@ -99,17 +99,18 @@ RESULTS = {rule: result for system in SYSTEMS.values() for impl in IMPLEMENTATIO
 
 # MD-Workbench (workflows/rules/mdworkbench.smk): one run per interface and repetition, its
 # coordinates MD-Workbench's options (-D data sets, -P precreated and -I benchmarked objects
-# per set, -S object size, -R iterations, -O rank offset). DeltaFS serves no create or delete
+# per set, -S object size, -R iterations, -O rank offset, -w stonewall seconds (0: none) and
+# -W wear-out, 0 or 1). DeltaFS serves no create or delete
 # after compaction: its run has no cleanup, and a compaction instead.
 MDWB_INTERFACES = {"posix": "POSIX directory", "indexfs": "IndexFS service", "deltafs": "DeltaFS (read-only)"}
 MDWB_COLORS = {"posix": "#6c757d", "indexfs": SYSTEMS["indexfs"].color, "deltafs": SYSTEMS["deltafs"].color}
 MDWB_OPS = ("create", "stat", "read", "delete")
 MDWORKBENCH = Result(
     "results/runs/mdworkbench/{backend}/{interface}/c{ranks}-s{servers}-D{dsets}-P{precreate}-I{objects}-S{size}"
-    "-R{iterations}-O{offset}/rep{rep}/phases.jsonl",
+    "-R{iterations}-O{offset}-w{stonewall}-W{wearout}/rep{rep}/phases.jsonl",
     ("precreate", "benchmark", "cleanup"),
     "results/benchmarks/mdworkbench/{backend}/{interface}/c{ranks}-s{servers}-D{dsets}-P{precreate}-I{objects}"
-    "-S{size}-R{iterations}-O{offset}/rep{rep}.tsv")
+    "-S{size}-R{iterations}-O{offset}-w{stonewall}-W{wearout}/rep{rep}.tsv")
 RUN_RULES = dict(RESULTS, mdworkbench=MDWORKBENCH)
 # MD-Workbench's tool, and the servers, DeltaFS writer and compactor behind its interfaces.
 MDWB_TOOLS = ("deltameta_mdworkbench", "deltameta_server", "deltameta_client_store", "deltameta_compactor")

@@ -1,7 +1,9 @@
 """MD-Workbench in the workflow (workflows/rules/mdworkbench.smk): the smoke run validates,
 tabulates and draws its runs on every interface; validation (mdworkbench/runs.py) passes a
 run whose counts follow from its parameters and fails one where a deleted object still
-answered, a read returned wrong bytes, a count is off, or DeltaFS claims a delete."""
+answered, a read returned wrong bytes, a count is off, or DeltaFS claims a delete; with a
+stonewall (-w, -W) the counts follow the positions each rank ran, and positions that break
+its rules (more than I, none, unequal under wear-out, fewer than I without it) fail."""
 import copy
 import csv
 import glob
@@ -15,17 +17,20 @@ from workflows.mdworkbench.runs import SERVED, VERIFICATION, coordinates, expect
 from workflows.registry import MDWB_OPS, MDWORKBENCH
 
 COORDS = dict(backend="posix", ranks=2, servers=2, dsets=2, precreate=10, objects=5, size=3901, iterations=2,
-              offset=1, rep=1)
+              offset=1, stonewall=0, wearout=0, rep=1)
 
 
-def run_path(interface):
-    return os.path.join("/work", MDWORKBENCH.path.format(interface=interface, **COORDS))
+def run_path(interface, **coords):
+    return os.path.join("/work", MDWORKBENCH.path.format(interface=interface, **dict(COORDS, **coords)))
 
 
-def documents(interface):
-    """The phase documents a correct run at COORDS on `interface` writes."""
+def documents(interface, positions=None, **coords):
+    """The phase documents a correct run at COORDS (with `coords`) on `interface` writes; its
+    benchmark ran `positions` (per iteration, per rank; default I everywhere)."""
+    positions = positions or [[COORDS["objects"]] * COORDS["ranks"]] * COORDS["iterations"]
     docs = {}
-    for phase, (objects, ops) in expected(coordinates(run_path(interface))).items():
+    where = coordinates(run_path(interface, **coords))
+    for phase, (objects, ops) in expected(where, {"benchmark": {"positions_run": positions}}).items():
         if ops is None:
             docs[phase] = {"phase": phase, "ops": objects, "errors": {"total": 0}}
             continue
@@ -37,6 +42,8 @@ def documents(interface):
             "ops_by_type": {op: {"count": n, "errors": 0, "latency_us": latency} for op, n in ops.items()},
             "verification": dict({k: 0 for k in VERIFICATION}, expected_ops=total, total=0),
         }
+        if phase == "benchmark":
+            docs[phase]["positions_run"] = positions
         if phase == "benchmark" and interface == "deltafs":
             docs[phase]["not_served"] = ["create", "delete"]
     return docs
@@ -89,6 +96,35 @@ def test_op_errors_a_missing_phase_and_a_served_delete_on_deltafs_fail():
     docs["benchmark"]["not_served"] = ["create"]
     assert problems(run_path("deltafs"), docs) == [
         "MD-Workbench deltafs repetition 1 benchmark: not_served ['create'], expected ['create', 'delete']"]
+
+
+@pytest.mark.parametrize("interface", sorted(SERVED))
+def test_a_stonewall_run_counts_what_its_ranks_ran(interface):
+    without = [[2, 5], [3, 1]]  # each rank stopped on its own
+    docs = documents(interface, without, stonewall=1)
+    assert docs["benchmark"]["objects"] == COORDS["dsets"] * 11
+    assert problems(run_path(interface, stonewall=1), docs) == []
+    worn = [[3, 3], [4, 4]]
+    assert problems(run_path(interface, stonewall=1, wearout=1), documents(interface, worn, stonewall=1,
+                                                                           wearout=1)) == []
+
+
+def test_a_stonewall_run_breaking_its_rules_fails():
+    run = "MD-Workbench posix repetition 1 benchmark"
+    # Unequal positions under wear-out; more than I; counts that do not follow the positions.
+    worn = documents("posix", [[3, 2], [4, 4]], stonewall=1, wearout=1)
+    assert problems(run_path("posix", stonewall=1, wearout=1), worn) == [
+        f"{run}: iteration 1 ran [3, 2] positions with wear-out, expected the same on every rank"]
+    over = documents("posix", [[6, 5], [5, 5]], stonewall=1)
+    assert problems(run_path("posix", stonewall=1), over) == [
+        f"{run}: iteration 1 ran [6, 5] positions, expected 1 to 5 each"]
+    docs = documents("posix", [[2, 5], [3, 1]], stonewall=1)
+    docs["benchmark"]["positions_run"] = [[2, 5], [3, 2]]
+    assert f"{run}: 22 objects, expected 24" in problems(run_path("posix", stonewall=1), docs)
+    # Without a stonewall every rank runs I positions in every iteration.
+    short = documents("posix", [[5, 5], [5, 4]])
+    assert f"{run}: iteration 2 ran [5, 4] positions without a stonewall, expected 5 each" in problems(
+        run_path("posix"), short)
 
 
 def test_smoke_run_validates_tabulates_and_draws_every_interface(smoke):

@@ -4,7 +4,10 @@ its path (registry.py MDWORKBENCH); from them follows what every phase must have
   precreate  creates ranks x data sets x precreated objects
   benchmark  ranks x iterations x data sets x objects per set objects, each a stat, a read
              (its bytes checked), a delete and a create in its place; DeltaFS serves only the
-             stat and the read and says so (not_served: create, delete)
+             stat and the read and says so (not_served: create, delete). With a stonewall
+             (-w, coordinate w > 0) the positions each rank ran in each iteration
+             (positions_run: at least 1, at most I; with wear-out, W1, the same on every
+             rank) times the data sets; without, every entry of positions_run is I
   cleanup    deletes the precreated number again (not run on DeltaFS, read-only by design)
   compaction (DeltaFS only) the parallel compactor's pass over every precreated object
 and every verification count (missing, mismatched attributes, wrong bytes, deleted objects
@@ -47,13 +50,39 @@ def read(path):
     return docs
 
 
-def expected(where):
-    """{phase: (objects, {op: count})} that the run's parameters imply."""
+def positions_problems(where, positions):
+    """How a benchmark's positions_run (per iteration, per rank) breaks the run's parameters."""
+    shape = [len(p) for p in positions] if isinstance(positions, list) else None
+    if shape != [where["ranks"]] * where["iterations"] or not all(isinstance(p, list) for p in positions):
+        return [f"positions_run {positions} is not {where['iterations']} iterations x {where['ranks']} ranks"]
+    found = []
+    for i, ran in enumerate(positions, 1):
+        if not where["stonewall"] and any(k != where["objects"] for k in ran):
+            found.append(f"iteration {i} ran {ran} positions without a stonewall, expected {where['objects']} each")
+        elif any(not 1 <= k <= where["objects"] for k in ran):
+            found.append(f"iteration {i} ran {ran} positions, expected 1 to {where['objects']} each")
+        elif where["wearout"] and len(set(ran)) > 1:
+            found.append(f"iteration {i} ran {ran} positions with wear-out, expected the same on every rank")
+    return found
+
+
+def benchmarked(where, docs):
+    """Objects the benchmark handled: with a stonewall, as many as the positions its document
+    says each rank ran (when they are valid); otherwise what the parameters imply."""
+    positions = (docs or {}).get("benchmark", {}).get("positions_run")
+    if where["stonewall"] and not positions_problems(where, positions):
+        return where["dsets"] * sum(sum(ran) for ran in positions)
+    return where["ranks"] * where["iterations"] * where["dsets"] * where["objects"]
+
+
+def expected(where, docs=None):
+    """{phase: (objects, {op: count})} that the run's parameters (and with a stonewall the
+    positions its benchmark document says it ran) imply."""
     precreated = where["ranks"] * where["dsets"] * where["precreate"]
-    benchmarked = where["ranks"] * where["iterations"] * where["dsets"] * where["objects"]
+    benchmarked_objects = benchmarked(where, docs)
     served = SERVED[where["interface"]]
     phases = {"precreate": (precreated, {"create": precreated}),
-              "benchmark": (benchmarked, {op: benchmarked for op in served})}
+              "benchmark": (benchmarked_objects, {op: benchmarked_objects for op in served})}
     if where["interface"] == "deltafs":
         phases["compaction"] = (precreated, None)
     else:
@@ -66,7 +95,7 @@ def problems(path, docs):
     where = coordinates(path)
     run = f"MD-Workbench {where['interface']} repetition {where['rep']}"
     found = []
-    for phase, (objects, ops) in expected(where).items():
+    for phase, (objects, ops) in expected(where, docs).items():
         doc = docs.get(phase)
         if doc is None:
             found.append(f"{run}: no {phase} phase")
@@ -78,6 +107,8 @@ def problems(path, docs):
                 found.append(f"{run} {phase}: {doc['errors']['total']} errors")
             continue
         found += phase_problems(run, phase, doc, objects, ops, where)
+    if "benchmark" in docs:
+        found += [f"{run} benchmark: {p}" for p in positions_problems(where, docs["benchmark"].get("positions_run"))]
     extra = sorted(set(docs) - set(expected(where)))
     if extra:
         found.append(f"{run}: unexpected phase(s) {', '.join(extra)}")

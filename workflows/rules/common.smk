@@ -143,6 +143,8 @@ def mdworkbench_results(field="path"):
         size=MDWB["object_size"],
         iterations=MDWB["iterations"],
         offset=MDWB["offset"],
+        stonewall=MDWB.get("stonewall_timer", 0),
+        wearout=int(MDWB.get("stonewall_wear_out", False)),
         rep=range(1, MDWB["repetitions"] + 1),
     )
 

@@ -20,6 +20,7 @@ rule mdworkbench:
         **run_resources("ranks", "servers"),
     params:
         **RUN_PARAMS,
+        wear_out=lambda wildcards: " --wear-out" if wildcards.wearout == "1" else "",
     message:
         "MD-Workbench on the {wildcards.interface} interface: {wildcards.ranks} ranks x {wildcards.dsets} data sets"
         " x {wildcards.precreate} objects of {wildcards.size} bytes, {wildcards.iterations} iterations of"
@@ -29,6 +30,7 @@ rule mdworkbench:
         + " --interface {wildcards.interface} --ranks {wildcards.ranks} --servers {wildcards.servers}"
         " --data-sets {wildcards.dsets} --precreate {wildcards.precreate} --objects {wildcards.objects}"
         " --object-size {wildcards.size} --iterations {wildcards.iterations} --offset {wildcards.offset}"
+        " --stonewall {wildcards.stonewall}{params.wear_out}"
         " --process-reports --work {params.work} --out {output.result} --log {log}"
 
 
