@@ -14,6 +14,7 @@ import pytest
 
 
 from workflows.mdworkbench.runs import SERVED, VERIFICATION, coordinates, expected, problems, read
+from workflows.mdworkbench.summary import posix_note
 from workflows.registry import MDWB_OPS, MDWORKBENCH
 
 COORDS = dict(backend="posix", ranks=2, servers=2, dsets=2, precreate=10, objects=5, size=3901, iterations=2,
@@ -127,6 +128,17 @@ def test_a_stonewall_run_breaking_its_rules_fails():
         run_path("posix"), short)
 
 
+def test_the_table_says_what_the_posix_baseline_is_subject_to():
+    ext4 = {"fs": "ext2/ext3", "top_dir_flag": True, "synced": True, "settle_s": 0}
+    note = posix_note([{"phase": "precreate", "posix_controls": ext4}, {"phase": "benchmark"}])
+    assert note.startswith("POSIX directory: on ext2/ext3, top-directory flag (chattr +T) set; synced before each "
+                           "run, without the 65 s wait")
+    assert "skips the inodes freed in the previous minute" in note
+    tmpfs = posix_note([{"posix_controls": dict(ext4, fs="tmpfs", top_dir_flag=False)}])
+    assert tmpfs.startswith("POSIX directory: on tmpfs; synced") and "previous minute" not in tmpfs
+    assert posix_note([{"phase": "benchmark"}]) == ""
+
+
 def test_smoke_run_validates_tabulates_and_draws_every_interface(smoke):
     with open(smoke.out("mdworkbench", "validation.json")) as f:
         report = json.load(f)
@@ -139,7 +151,9 @@ def test_smoke_run_validates_tabulates_and_draws_every_interface(smoke):
     assert {op for i, p, op in ops if (i, p) == ("deltafs", "benchmark")} == {"stat", "read"}
     assert all(int(r["errors"]) == 0 and float(r["lat_median_us"]) > 0 for r in rows)
     with open(smoke.out("mdworkbench", "table.md")) as f:
-        assert "| IndexFS service | benchmark | delete |" in f.read()
+        table = f.read()
+    assert "| IndexFS service | benchmark | delete |" in table
+    assert "POSIX directory: on " in table and "synced before each run" in table
     for ext in ("pdf", "png"):
         assert os.path.getsize(smoke.out("figures", f"mdworkbench_latency.{ext}")) > 1000
     runs = glob.glob(smoke.path("results", "runs", "mdworkbench", "posix", "*", "*", "rep1", "phases.jsonl"))

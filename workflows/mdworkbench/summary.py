@@ -1,7 +1,8 @@
 """Rule mdworkbench_summary: the MD-Workbench runs as rows (one per
 interface x phase x op type x repetition, mdworkbench_runs.COLUMNS) in summary.csv, and a
 Markdown table of the medians over repetitions: per phase the op and object rates, per op
-type the latency quantiles, in the order MD-Workbench prints them."""
+type the latency quantiles, in the order MD-Workbench prints them, and under it what the
+POSIX baseline's numbers are subject to (posix_note)."""
 import csv
 import statistics
 
@@ -33,8 +34,25 @@ def table(all_rows):
     return "\n".join(lines) + "\n"
 
 
+def posix_note(docs):
+    """What the POSIX directory's runs (their documents `docs`) were measured under: the file
+    system, the controls runs.py applied (posix_controls) and the one it leaves out."""
+    seen = sorted({(c["fs"], c["top_dir_flag"]) for c in (d.get("posix_controls") for d in docs) if c})
+    if not seen:
+        return ""
+    where = "; ".join(f"{fs}{', top-directory flag (chattr +T) set' if flag else ''}" for fs, flag in seen)
+    note = (f"POSIX directory: on {where}; synced before each run, without the 65 s wait of "
+            "core/bench/mdworkbench_vs_real.py.")
+    if any(fs.startswith("ext") for fs, _ in seen):
+        note += (" On ext4 without a journal a create skips the inodes freed in the previous minute, so these "
+                 "numbers move with what was deleted just before (an earlier run's cleanup, other programs): "
+                 "core/doc/mdworkbench.md, \"Beside the real MD-Workbench\".")
+    return note + "\n"
+
+
 def main(sm):
-    all_rows = [r for path in sm.input.runs for r in rows(path, read(path))]
+    docs = {path: read(path) for path in sm.input.runs}
+    all_rows = [r for path, by_phase in docs.items() for r in rows(path, by_phase)]
     with open(sm.output.csv, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=COLUMNS)
         w.writeheader()
@@ -43,3 +61,6 @@ def main(sm):
         f.write("# MD-Workbench: rates and latency quantiles\n\n"
                 "Medians over repetitions; a phase's rates count all of its operations and objects.\n\n")
         f.write(table(all_rows))
+        note = posix_note([d for by_phase in docs.values() for d in by_phase.values()])
+        if note:
+            f.write("\n" + note)

@@ -2,9 +2,10 @@
 # interface at a tiny scale: the lines parsed as MD-Workbench's format has them (field names
 # and order, the seven quantiles per operation type in MD-Workbench's order, the error
 # count, one benchmark line per iteration, the per-rank lines), their counts against the
-# phase documents, an error counted in the line; -w without and with -W (-W through runs.py):
-# the positions each rank ran, the counts that follow from them, a clean validation (the
-# cleanup finds exactly the objects left); and the flags that do not go together.
+# phase documents, an error counted in the line; -w without and with -W (-W through runs.py,
+# with the controls it gives the posix tree): the positions each rank ran, the counts that
+# follow from them, a clean validation (the cleanup finds exactly the objects left); and the
+# flags that do not go together.
 import os
 import re
 import subprocess
@@ -189,6 +190,11 @@ class MdwLinesTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         docs = {d["phase"]: d for d in harness.mpijobs.read_json_lines(out)}
         positions = self.check_stonewall(docs, True)
+        # runs.py's controls of the posix tree, in every document.
+        controls = docs["precreate"]["posix_controls"]
+        self.assertEqual((controls["synced"], controls["settle_s"]), (True, 0))
+        self.assertEqual(controls["top_dir_flag"], controls["fs"].startswith("ext"), controls)
+        self.assertEqual({str(d["posix_controls"]) for d in docs.values()}, {str(controls)})
         # Rank 0 said where the wear-out ended each iteration (the job's log).
         with open(self.s.path("runs.log")) as f:
             log = f.read()
