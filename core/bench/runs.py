@@ -274,7 +274,8 @@ def posix_controls(root):
     without a journal skips inodes freed in the last minute, core/doc/mdworkbench.md). What
     was done, for the run's documents."""
     os.makedirs(root, exist_ok=True)
-    fs = subprocess.run(["stat", "-f", "-c", "%T", root], capture_output=True, text=True).stdout.strip()
+    fs = subprocess.run(["findmnt", "-n", "-o", "FSTYPE", "--target", root], capture_output=True,
+                        text=True).stdout.strip()
     flagged = fs.startswith("ext") and subprocess.run(["chattr", "+T", root], capture_output=True).returncode == 0
     os.sync()
     return {"fs": fs, "top_dir_flag": flagged, "synced": True, "settle_s": 0}

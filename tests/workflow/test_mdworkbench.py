@@ -129,9 +129,9 @@ def test_a_stonewall_run_breaking_its_rules_fails():
 
 
 def test_the_table_says_what_the_posix_baseline_is_subject_to():
-    ext4 = {"fs": "ext2/ext3", "top_dir_flag": True, "synced": True, "settle_s": 0}
+    ext4 = {"fs": "ext4", "top_dir_flag": True, "synced": True, "settle_s": 0}
     note = posix_note([{"phase": "precreate", "posix_controls": ext4}, {"phase": "benchmark"}])
-    assert note.startswith("POSIX directory: on ext2/ext3, top-directory flag (chattr +T) set; synced before each "
+    assert note.startswith("POSIX directory: on ext4, top-directory flag (chattr +T) set; synced before each "
                            "run, without the 65 s wait")
     assert "skips the inodes freed in the previous minute" in note
     tmpfs = posix_note([{"posix_controls": dict(ext4, fs="tmpfs", top_dir_flag=False)}])
