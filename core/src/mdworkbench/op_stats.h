@@ -1,7 +1,8 @@
 // What one rank measures in one phase of the MD-Workbench tool, recorded by the rank's
 // one thread (no shared counters): per operation type a latency histogram (histogram.h)
-// and the verification counts, plus, with -L, every operation's start and latency for
-// the per-rank CSV file. Merged across ranks at phase end (mdw_report.h).
+// and the verification counts, plus, with -L or MD-Workbench's result lines (mdw_lines.h),
+// every operation's start and latency (the per-rank CSV file, the lines' quantiles). Merged
+// across ranks at phase end (mdw_report.h).
 #pragma once
 
 #include <array>
