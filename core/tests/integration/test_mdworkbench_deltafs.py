@@ -1,7 +1,8 @@
 # deltameta_mdworkbench's deltafs interface at a tiny scale: runs.py mdworkbench --interface
 # deltafs (precreate into the ranks' stores, the compactor, read-only servers, the benchmark's
 # stats and reads, every byte checked after the compaction carried it), what it does not
-# serve (create, delete, cleanup) and how the read-only servers refuse writes.
+# serve (create, delete, cleanup), its benchmark under a stonewall (-w) and how the read-only
+# servers refuse writes.
 import os
 import unittest
 
@@ -27,6 +28,22 @@ class MdwbDeltafsTest(mdwb.MdwbBase):
         self.assertGreater(bench["cpu_s"]["servers"], 0)
         for d in (docs[0], bench):
             self.assertEqual(d["parameters"]["inline_data_max"], 65479)
+
+    def test_deltafs_stonewall_through_runs(self):
+        # -w alone on the benchmark job (-2): DeltaFS replaces nothing, so each rank may stop
+        # on its own; iterations far longer than 1 s, so every rank does.
+        many = 10 ** 7
+        rc, err, docs, _ = self.runs("deltafs", "--objects", str(many), "--stonewall", "1")
+        self.assertEqual(rc, 0, err)
+        bench = docs[2]
+        positions = bench["positions_run"]
+        self.assertEqual([len(ran) for ran in positions], [mdwb.RANKS] * mdwb.R)
+        self.assertTrue(all(1 <= k < many for ran in positions for k in ran), positions)
+        objects = mdwb.DSETS * sum(map(sum, positions))
+        self.assertEqual(bench["objects"], objects)
+        self.assertEqual({op: t["count"] for op, t in bench["ops_by_type"].items()}, {"stat": objects, "read": objects})
+        self.assertEqual((bench["verification"]["expected_ops"], bench["verification"]["total"]), (2 * objects, 0))
+        self.assertEqual(bench["parameters"]["stonewall_timer_s"], 1)
 
     def test_read_only_servers_serve_reads_and_refuse_writes(self):
         origin, compacted = self.s.path("origin"), self.s.path("compacted")
