@@ -276,7 +276,8 @@ def posix_controls(root):
     os.makedirs(root, exist_ok=True)
     fs = subprocess.run(["findmnt", "-n", "-o", "FSTYPE", "--target", root], capture_output=True,
                         text=True).stdout.strip()
-    flagged = fs.startswith("ext") and subprocess.run(["chattr", "+T", root], capture_output=True).returncode == 0
+    flagged = (fs.startswith("ext") and shutil.which("chattr") is not None
+               and subprocess.run(["chattr", "+T", root], capture_output=True).returncode == 0)
     os.sync()
     return {"fs": fs, "top_dir_flag": flagged, "synced": True, "settle_s": 0}
 
