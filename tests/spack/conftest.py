@@ -1,5 +1,5 @@
 """Fixture of the Spack tests: one Spack (spack_helpers.Spack) for the whole test session, so
-that test_spack_env.py and test_deltafs_proto.py share its set-up and its install tree."""
+that the tests of one pytest process share its set-up and its install tree."""
 import pytest
 
 from spack_helpers import Spack

@@ -2,7 +2,7 @@
 Spack tests do without Spack or without the prototype's archive: skip, naming the folder
 where they looked and what it lacks; and that a failed Spack command shows the end of the
 logs it names (they vanish with the test's scratch space).
-(The set-up itself runs for real in test_spack_env.py wherever no spack is on PATH.)"""
+(The set-up itself runs for real before the other Spack tests wherever no spack is on PATH.)"""
 import os
 import shutil
 import subprocess
