@@ -12,7 +12,8 @@
 # beside the others, each with its output in build/test-reports/PART.log, printed when it
 # ends: the Docker part from the start where an engine answers (the image, then its
 # release tests beside its cluster tests), Spack's from the start (scripts/setup-spack.sh
-# from the release archives where no spack is on PATH), Slurm's and Ceph's once the core
+# once, from the release archives where no spack is on PATH, into build/test-scratch; then
+# its three groups side by side), Slurm's and Ceph's once the core
 # is built.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,8 +29,8 @@ esac
 for step in install-deps setup-python; do
   "$top/scripts/$step.sh" || die "scripts/$step.sh failed (its output above): no test can run without it"
 done
-reports=$top/build/test-reports
-rm -rf "$reports" && mkdir -p "$reports"
+reports=$top/build/test-reports scratch=$top/build/test-scratch  # both anew each run
+rm -rf "$reports" "$scratch" && mkdir -p "$reports" "$scratch"
 cd "$top" || die "cannot enter $top"
 pytest=(.venv/bin/python -m pytest -q -rs --durations=15 -p no:cacheprovider)
 parts=() background=()
@@ -70,9 +71,32 @@ if [ $quick = 0 ] && [ $docker_answers = 1 ]; then
   parts+=("pytest-docker-release=$reports/pytest-docker-release.xml"
           "pytest-docker-clusters=$reports/pytest-docker-clusters.xml")
 fi
+spack_groups=(  # NAME:FILES, side by side: their concretizations are single-threaded
+  "pytest-spack-default:tests/spack/test_spack_env.py"
+  "pytest-spack-rados-develop:tests/spack/test_spack_rados_env.py tests/spack/test_spack_develop.py"
+  "pytest-spack-proto:tests/spack/test_deltafs_proto.py tests/spack/test_spack_setup.py")
+spack_part() {  # Spack set up once (where none is on PATH), then the groups side by side
+  local upstream=${DELTAMETA_UPSTREAM:-$top/../shared/upstream} group name
+  if ! command -v spack >/dev/null && [ -f "$upstream/spack-1.0.2.tar.gz" ] &&
+     [ -f "$upstream/spack-packages-2025.07.tar.gz" ]; then
+    export DELTAMETA_SPACK_SETUP=$scratch/spack
+    scripts/setup-spack.sh --from "$upstream" "$DELTAMETA_SPACK_SETUP" >/dev/null ||
+      echo "test.sh: scripts/setup-spack.sh failed (above); the Spack tests will say so"
+  fi
+  for group in "${spack_groups[@]}"; do
+    name=${group%%:*}
+    # ${group#*:} unquoted: the group's files, one word each
+    pytest_part "$name" ${group#*:} >"$reports/$name.log" 2>&1 &
+  done
+  wait
+  for group in "${spack_groups[@]}"; do
+    echo "test.sh: ${group#*:}:"
+    cat "$reports/${group%%:*}.log"
+  done
+}
 if [ $quick = 0 ]; then  # Spack builds the core on its own: it needs no build of ours
-  in_background pytest-spack pytest_part pytest-spack tests/spack
-  parts+=("pytest-spack=$reports/pytest-spack.xml")
+  in_background spack spack_part
+  for group in "${spack_groups[@]}"; do parts+=("${group%%:*}=$reports/${group%%:*}.xml"); done
 fi
 # Should the set-up below fail, the parts already started still end (and clean up) first.
 trap 'wait' EXIT

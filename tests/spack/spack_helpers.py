@@ -1,7 +1,9 @@
 """Helpers of the Spack tests (a module of its own name: test directories share the name
 `conftest`): the `spack` on PATH or one set up offline from the release archives in
 $DELTAMETA_UPSTREAM (default: ../shared/upstream beside the clone), skipping with the reason
-where there is neither; `Spack`, which runs it with a configuration scope of the test's own
+where there is neither (set up in the folder $DELTAMETA_SPACK_SETUP names, where
+scripts/test.sh sets it up once for the Spack tests it runs side by side, else in the test's
+scratch space); `Spack`, which runs it with a configuration scope of the test's own
 (install tree, stages, caches under a scratch folder); `run`, a command with a time limit
 whose whole process group is ended on expiry."""
 import os
@@ -64,8 +66,10 @@ def logs_named(out, cwd=None):
 
 
 def find_or_set_up_spack(root):
-    """(spack command, environment for it): the one on PATH, else one set up in `root` from
-    the release archives; skips the test when there is neither."""
+    """(spack command, environment for it): the one on PATH, else one set up from the release
+    archives (in $DELTAMETA_SPACK_SETUP, else in `root`; the set-up is kept where it is
+    already there), with user settings and caches of `root`'s own; skips the test when there
+    is neither."""
     on_path = shutil.which("spack")
     if on_path:
         return on_path, dict(os.environ)
@@ -73,7 +77,7 @@ def find_or_set_up_spack(root):
     if missing:
         pytest.skip(f"spack is not on PATH and {UPSTREAM} lacks {', '.join(missing)} "
                     "(README.md, 'Spack'; DELTAMETA_UPSTREAM names another folder)")
-    dest = os.path.join(root, "spack-setup")
+    dest = os.environ.get("DELTAMETA_SPACK_SETUP") or os.path.join(root, "spack-setup")
     run(["bash", os.path.join(REPO, "scripts", "setup-spack.sh"), "--from", UPSTREAM, dest], 600)
     env = dict(os.environ, SPACK_PYTHON=os.path.join(dest, "python", "bin", "python"),
                SPACK_USER_CONFIG_PATH=os.path.join(root, "user"),
