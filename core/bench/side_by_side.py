@@ -23,6 +23,15 @@ ours beside the original's: resident (the largest VmHWM of any one rank: everyth
 mapped in, code and shared memory included) and private (the largest anonymous memory,
 RssAnon, seen in any one rank: heap and stacks), sampled every 50 ms ("-": a job too
 short to be sampled).
+
+Each repetition first runs a ping-pong of every transport (ceilings.py, deltameta_pingpong
+--calls=--pingpong-calls; 0: none) with the placement of the per-operation phases' jobs
+(every create or lstat one RPC): shared memory, Unix sockets and TCP as ours uses them,
+UDP as the original does. The first table gives each per-operation phase as a fraction of
+its transport's ceiling (ours of shared memory's, the original's of UDP's: medians), a
+third table the ceilings, with CPU time and context switches per call. Above every table a
+line names the machine (CPU model, CPUs, kernel) and the steal time over the invocation;
+the JSON records them, and the steal time per repetition.
 Every job has a timeout; whatever the script started is stopped on any error, SIGTERM or
 Ctrl-C. The tools are copied before the first job, so a rebuild during the benchmark does
 not mix versions. Exit 0 when every job succeeded and printed its lines, 1 when one failed,
@@ -38,6 +47,8 @@ import sys
 import tempfile
 import time
 
+import ceilings
+import machine
 from guide import GUIDE_INFO_PORT, TOOL_NAMES, GuideTools, Jobs, add_original_argument, free_port, original_problem
 from mpijobs import JobError, stop_on_signals
 
@@ -52,10 +63,10 @@ def loadavg():
         return [float(x) for x in f.read().split()[:3]]
 
 
-def snapshot_tools(key, bin_dir, dest):
-    """Copies one system's tools to `dest` (a rebuild during the benchmark cannot mix
-    versions); exits 2 with one line if any is missing."""
-    names = TOOL_NAMES[key].values()
+def snapshot_tools(key, bin_dir, dest, extra=()):
+    """Copies one system's tools, and the tools named in `extra`, to `dest` (a rebuild during
+    the benchmark cannot mix versions); exits 2 with one line if any is missing."""
+    names = list(TOOL_NAMES[key].values()) + list(extra)
     missing = [n for n in names if not os.access(os.path.join(bin_dir, n), os.X_OK)]
     if missing:
         flag, hint = ("--bin", "build the core first (scripts/build-core.sh)") if key == "ours" else \
@@ -82,11 +93,44 @@ def fmt(s):
     return f"{s['median']:.3f} ({s['min']:.3f}-{s['max']:.3f})"
 
 
+def ratio(value):
+    return f"{value:.2f}" if value is not None else "-"
+
+
 def table(rows, with_original):
-    head = ["phase", "ours Mop/s", "original Mop/s", "goal", "ours/orig", "goal met"]
+    head = ["phase", "ours Mop/s", "original Mop/s", "goal", "ours/orig", "goal met",
+            f"ours/{ceilings.OURS} ceiling", f"orig/{ceilings.ORIGINAL} ceiling"]
     lines = [[r["phase"], fmt(r["ours"]), fmt(r["original"]) if with_original else "-", f">= {r['goal']}",
-              f"{r['ratio']:.2f}" if r["ratio"] is not None else "-", "yes" if r["goal_met"] else "no"]
+              ratio(r["ratio"]), "yes" if r["goal_met"] else "no",
+              ratio(r["ceiling"]["ours"]) if r["ceiling"] else "-",
+              ratio(r["ceiling"]["original"]) if r["ceiling"] else "-"]
              for r in rows]
+    return aligned(head, lines)
+
+
+def ceiling_rows(runs):
+    """The ping-pongs of every repetition, per transport and placement: Mop/s summarized, and
+    the medians of the measures per call."""
+    keys = []
+    for c in runs:
+        if (c["transport"], c["placement"]) not in keys:
+            keys.append((c["transport"], c["placement"]))
+    rows = []
+    for transport, placement in keys:
+        same = [c for c in runs if c["transport"] == transport and c["placement"] == placement]
+        rows.append({"transport": transport, "placement": placement, "cpu_affinity": same[0]["cpu_affinity"],
+                     "mops": summarize([c["mops"] for c in same]),
+                     "per_call": {k: statistics.median(c["per_call"][k] for c in same) for k in same[0]["per_call"]}})
+    return rows
+
+
+def ceiling_table(rows):
+    head = ["transport", "clients x servers", "pinned", "Mop/s", "CPU us/call client", "server",
+            "sleeps/call client", "server", "preempted/call"]
+    lines = [[r["transport"], r["placement"], str(r["cpu_affinity"]), fmt(r["mops"]),
+              f"{r['per_call']['client_cpu_us']:.2f}", f"{r['per_call']['server_cpu_us']:.2f}",
+              f"{r['per_call']['client_voluntary_switches']:.2f}", f"{r['per_call']['server_voluntary_switches']:.2f}",
+              f"{r['per_call']['involuntary_switches']:.3f}"] for r in rows]
     return aligned(head, lines)
 
 
@@ -122,6 +166,9 @@ def main():
     p.add_argument("--readers", type=int, default=4,
                    help="compactor ranks and read servers of run 3 (default 4, the guide's)")
     p.add_argument("--repeat", type=int, default=1, help="run everything this many times (default 1)")
+    p.add_argument("--pingpong-calls", type=int, default=20000,
+                   help="timed calls per client of each transport's ping-pong, every repetition (default 20000; "
+                        "0: no ceilings)")
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     p.add_argument("--work", help="directory for the stores (default: a fresh one in /tmp, removed after)")
     p.add_argument("--logs", help="directory for every job's command line and output (default: in --work; "
@@ -138,6 +185,8 @@ def main():
     a = p.parse_args()
     if a.n < 1 or a.ranks < 1 or a.servers < 1 or a.readers < 1 or a.repeat < 1:
         p.error("--n, --ranks, --servers, --readers and --repeat must be positive")
+    if a.pingpong_calls < 0:
+        p.error("--pingpong-calls must be 0 or more")
     if not a.mpiexec or not shutil.which(a.mpiexec):
         print(f"side_by_side: MPI launcher {a.mpiexec or 'mpirun.mpich/mpiexec'} not found: "
               f"install mpich or pass --mpiexec", file=sys.stderr)
@@ -157,7 +206,8 @@ def main():
     if a.original:
         bins["original"] = os.path.abspath(a.original)
     try:
-        tools = {k: snapshot_tools(k, d, os.path.join(work, "tools", k)) for k, d in bins.items()}
+        extra = {"ours": [ceilings.PINGPONG] if a.pingpong_calls else []}
+        tools = {k: snapshot_tools(k, d, os.path.join(work, "tools", k), extra.get(k, ())) for k, d in bins.items()}
     except SystemExit:
         if temp_work:
             shutil.rmtree(work, ignore_errors=True)
@@ -169,15 +219,21 @@ def main():
     jobs = Jobs(logs, a.timeout, [n for names in TOOL_NAMES.values() for n in names.values()])
     values = {k: {ph: [] for ph, _ in PHASES} for k in systems}
     peaks = {k: {} for k in systems}  # job label -> {"resident", "private"} KiB, maxima over repetitions
-    reps, failed = [], None
-    host = {"hostname": platform.node(), "cpus": os.cpu_count(), "loadavg_start": loadavg()}
+    reps, ceiling_runs, failed = [], [], None
+    host = {"hostname": platform.node(), **machine.describe(), "loadavg_start": loadavg()}
+    cpu_start = machine.cpu_times()
     print(f"side_by_side: {a.ranks} client ranks x {a.n} files, {a.servers} servers (runs 1-2), {a.readers} "
           f"compactor ranks / read servers (run 3), {a.repeat} repetition(s), systems: {', '.join(systems)}; "
           f"{host['cpus']} CPUs, load {' '.join(map(str, host['loadavg_start']))}; logs in {logs}", flush=True)
     try:
         for rep in range(a.repeat):
-            t0, load0 = time.monotonic(), loadavg()
+            t0, load0, cpu0 = time.monotonic(), loadavg(), machine.cpu_times()
             rep_results = {k: {} for k in systems}
+            if a.pingpong_calls:
+                got = ceilings.run(os.path.join(tools["ours"], ceilings.PINGPONG), a, logs, f"rep{rep + 1}-")
+                ceiling_runs += [dict(c, repetition=rep + 1) for c in got]
+                print(f"  rep {rep + 1} ceilings " + ", ".join(f"{c['transport']} {c['placement']} {c['mops']:.3f}"
+                                                             for c in got) + " Mop/s", flush=True)
             for g, run in enumerate(["run1", "run2", "run3"]):
                 order = list(systems)
                 if (rep + g) % 2 == 1:
@@ -196,9 +252,11 @@ def main():
                                                                       for ph, r in got.items()) +
                           f" Mop/s ({time.monotonic() - t:.1f} s)", flush=True)
             reps.append({"repetition": rep + 1, "seconds": round(time.monotonic() - t0, 1), "loadavg_before": load0,
-                         "loadavg_after": loadavg(), "results": rep_results})
+                         "loadavg_after": loadavg(), "steal_percent": machine.steal_percent(cpu0, machine.cpu_times()),
+                         "results": rep_results})
             print(f"  rep {rep + 1}: {reps[-1]['seconds']} s, load before {' '.join(map(str, load0))}, "
-                  f"after {' '.join(map(str, reps[-1]['loadavg_after']))}", flush=True)
+                  f"after {' '.join(map(str, reps[-1]['loadavg_after']))}, steal {reps[-1]['steal_percent']}%",
+                  flush=True)
     except JobError as e:
         failed = str(e)
     except KeyboardInterrupt:
@@ -216,29 +274,44 @@ def main():
         print(f"side_by_side: {failed} (logs: {logs})", file=sys.stderr)
         sys.exit(1)
 
+    ceiling = ceiling_rows(ceiling_runs)
+    ceiling_median = {(c["transport"], c["placement"]): c["mops"]["median"] for c in ceiling}
     rows = []
     for ph, goal in PHASES:
         ours = summarize(values["ours"][ph])
         orig = summarize(values["original"][ph]) if "original" in values else None
+        of_ceiling = None
+        if ph in ceilings.PER_OP and ceiling:
+            placement = ceilings.placement_of(a, ph)
+            of_ceiling = {"placement": placement,
+                          "ours": ceilings.fraction(ours["median"], ceiling_median[(ceilings.OURS, placement)]),
+                          "original": ceilings.fraction(orig["median"] if orig else None,
+                                                        ceiling_median[(ceilings.ORIGINAL, placement)])}
         rows.append({"phase": ph, "goal": goal, "ours": ours, "original": orig,
                      "ratio": ours["median"] / orig["median"] if orig and orig["median"] > 0 else None,
-                     "goal_met": ours["median"] >= goal})
+                     "goal_met": ours["median"] >= goal, "ceiling": of_ceiling})
     memory = []
     for job, ours in peaks["ours"].items():
         orig = peaks.get("original", {}).get(job)
         memory.append({"job": job, **{f"{key}_mib": {"ours": ours[key] / 1024,
                                                      "original": orig[key] / 1024 if orig else None}
                                       for key in ("resident", "private")}})
-    print()
-    print(table(rows, "original" in systems))
-    print()
-    print(memory_table(memory))
     host["loadavg_end"] = loadavg()
+    host["steal_percent"] = machine.steal_percent(cpu_start, machine.cpu_times())
+    about = machine.line(host, host["steal_percent"]) + " over the invocation, load " + \
+        " ".join(map(str, host["loadavg_start"])) + " at its start, " + " ".join(map(str, host["loadavg_end"])) + \
+        " at its end"
+    tables = [table(rows, "original" in systems), memory_table(memory)] + ([ceiling_table(ceiling)] if ceiling else [])
+    for text in tables:
+        print()
+        print(about)
+        print(text)
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"schema": "deltameta.side_by_side/1", "n": a.n, "ranks": a.ranks, "servers": a.servers,
                        "readers": a.readers, "repeat": a.repeat, "info_port": a.info_port,
                        "systems": bins, "mpiexec": a.mpiexec, "host": host, "phases": rows, "peak_memory": memory,
+                       "pingpong_calls": a.pingpong_calls, "ceilings": ceiling, "ceiling_runs": ceiling_runs,
                        "repetitions": reps},
                       f, indent=1)
             f.write("\n")

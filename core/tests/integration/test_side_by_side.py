@@ -12,6 +12,7 @@ import harness
 SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "side_by_side.py")
 PHASES = ["run1 insert", "run1 lstat", "run2 bulk insert", "run2 lstat", "run3 DeltaFS insert", "run3 compaction",
           "run3 lstat"]
+PER_OP = {"run1 insert": "4x2", "run1 lstat": "4x2", "run2 lstat": "4x2", "run3 lstat": "4x4"}
 
 
 class SideBySide(unittest.TestCase):
@@ -29,19 +30,40 @@ class SideBySide(unittest.TestCase):
     def test_our_tools_all_seven_phases(self):
         out_json = self.s.path("result.json")
         r = self.script("--n", "500", "--repeat", "1", "--info-port", str(harness.free_port()),
-                        "--work", self.s.path("work"), "--json", out_json)
+                        "--pingpong-calls", "300", "--work", self.s.path("work"), "--json", out_json)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         for phase in PHASES:
-            row = re.search(r"^%s +([0-9.]+) \(([0-9.]+)-([0-9.]+)\) +- +>= [0-9.]+ +- +(yes|no)$" % phase,
-                            r.stdout, re.M)
+            # ours, original, goal, ours/orig, goal met, ours of the shared-memory ceiling, the original's of UDP's
+            row = re.search(r"^%s +([0-9.]+) \(([0-9.]+)-([0-9.]+)\) +- +>= [0-9.]+ +- +(yes|no) +([0-9.]+|-) +-$"
+                            % phase, r.stdout, re.M)
             self.assertIsNotNone(row, "no table row for %s in:\n%s" % (phase, r.stdout))
             self.assertGreater(float(row.group(1)), 0)
+            self.assertEqual(row.group(5) != "-", phase in PER_OP, row.group(0))
         with open(out_json) as f:
             doc = json.load(f)
         self.assertEqual([p["phase"] for p in doc["phases"]], PHASES)
         for p in doc["phases"]:
             self.assertEqual(len(p["ours"]["values"]), 1, p)
             self.assertIsNone(p["original"])
+            if p["phase"] in PER_OP:
+                self.assertEqual(p["ceiling"]["placement"], PER_OP[p["phase"]], p)
+                self.assertGreater(p["ceiling"]["ours"], 0, p)
+                self.assertIsNone(p["ceiling"]["original"], p)
+            else:
+                self.assertIsNone(p["ceiling"], p)
+        # The ceilings: every transport at both placements, in a table and in the JSON.
+        ceilings = {(c["transport"], c["placement"]): c for c in doc["ceilings"]}
+        self.assertEqual(set(ceilings), {(t, p) for t in ("shm", "unix", "tcp", "udp") for p in ("4x2", "4x4")})
+        for (transport, placement), c in ceilings.items():
+            self.assertGreater(c["mops"]["median"], 0, c)
+            self.assertEqual(c["cpu_affinity"], 0 if transport == "udp" else 1)
+            self.assertRegex(r.stdout, r"\n%s +%s +%d +[0-9.]+ \(" % (transport, placement, c["cpu_affinity"]))
+        # The machine beside every table, and in the JSON.
+        machine = r"^machine: .+, \d+ CPUs, kernel \S+; steal [0-9.]+% of CPU time over the invocation, load "
+        self.assertEqual(len(re.findall(machine, r.stdout, re.M)), 3, r.stdout)
+        for key in ("cpu_model", "kernel", "cpus", "steal_percent"):
+            self.assertIn(key, doc["host"])
+        self.assertGreaterEqual(doc["repetitions"][0]["steal_percent"], 0)
         jobs = [m["job"] for m in doc["peak_memory"]]
         self.assertEqual(jobs, ["run1 servers", "run1 client", "run2 servers", "run2 client", "run3 DeltaFS write",
                                 "run3 compaction", "run3 servers", "run3 read client"])
