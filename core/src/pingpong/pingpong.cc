@@ -6,7 +6,6 @@
 // CPU time and context switches can be read from /proc over exactly the timed calls.
 #include "pingpong/pingpong.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -20,13 +19,13 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <thread>
 #include <vector>
 
 #include "format/wire.h"
 #include "pingpong/ping_handler.h"
+#include "pingpong/process_usage.h"
 #include "pingpong/udp_pingpong.h"
 #include "rpc/rpc_client.h"
 #include "rpc/rpc_server.h"
@@ -220,49 +219,6 @@ struct ClientPipes {
   _exit(0);
 }
 
-// A process's CPU time (all its threads) and context switches (summed over its threads).
-struct Usage {
-  double cpu_s = 0;
-  uint64_t voluntary = 0, involuntary = 0;
-};
-
-Usage ReadUsage(pid_t pid) {
-  Usage u;
-  clockid_t clock;
-  timespec t{};
-  if (clock_getcpuclockid(pid, &clock) == 0 && clock_gettime(clock, &t) == 0) {
-    u.cpu_s = static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
-  }
-  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
-  DIR* dir = opendir(tasks.c_str());
-  if (dir == nullptr) return u;
-  while (dirent* e = readdir(dir)) {
-    if (e->d_name[0] == '.') continue;
-    std::ifstream status(tasks + "/" + e->d_name + "/status");
-    std::string line;
-    while (std::getline(status, line)) {
-      const size_t colon = line.find(':');
-      if (colon == std::string::npos) continue;
-      const std::string key = line.substr(0, colon);
-      if (key == "voluntary_ctxt_switches") u.voluntary += std::stoull(line.substr(colon + 1));
-      if (key == "nonvoluntary_ctxt_switches") u.involuntary += std::stoull(line.substr(colon + 1));
-    }
-  }
-  closedir(dir);
-  return u;
-}
-
-Usage Sum(const std::vector<pid_t>& pids) {
-  Usage sum;
-  for (pid_t pid : pids) {
-    Usage u = ReadUsage(pid);
-    sum.cpu_s += u.cpu_s;
-    sum.voluntary += u.voluntary;
-    sum.involuntary += u.involuntary;
-  }
-  return sum;
-}
-
 // The children, killed and reaped on any failure.
 class Children {
  public:
@@ -383,7 +339,7 @@ bool RunPingPong(const PingPongOptions& o, PingPongResult* result, std::string* 
     char byte;
     if (!ReadAll(ready.read, &byte, 1)) return failed_client("before its timed calls");
   }
-  const Usage clients0 = Sum(clients), servers0 = Sum(servers);
+  const ProcessUsage clients0 = SumProcessUsage(clients), servers0 = SumProcessUsage(servers);
   go.CloseWrite();  // the clients start together
   int64_t start = INT64_MAX, stop = 0;
   for (int c = 0; c < o.clients; c++) {
@@ -392,7 +348,7 @@ bool RunPingPong(const PingPongOptions& o, PingPongResult* result, std::string* 
     start = std::min(start, w.start_ns);
     stop = std::max(stop, w.end_ns);
   }
-  const Usage clients1 = Sum(clients), servers1 = Sum(servers);
+  const ProcessUsage clients1 = SumProcessUsage(clients), servers1 = SumProcessUsage(servers);
   end.CloseWrite();
   for (size_t c = 0; c < clients.size(); c++) {
     if (!children.Reap(clients[c], "client " + std::to_string(c), error)) return false;
