@@ -29,6 +29,7 @@
 #include "pingpong/udp_pingpong.h"
 #include "rpc/rpc_client.h"
 #include "rpc/rpc_server.h"
+#include "rpc/transport.h"
 #include "util/cpu_placement.h"
 
 namespace deltameta {
@@ -155,6 +156,11 @@ class Caller {
                                                                     : Transport::kTcp;
       rpc_.push_back(RpcClient::Connect("127.0.0.1:" + std::to_string(port), o.timeout, t, error));
       if (!rpc_.back()) return false;
+      if (rpc_.back()->transport() != t) {  // e.g. no shared memory here: the ceiling would be another's
+        *error = std::string("connected over ") + TransportName(rpc_.back()->transport()) + ", not " +
+                 TransportName(t) + ", to " + rpc_.back()->address();
+        return false;
+      }
     }
     return true;
   }
