@@ -17,8 +17,11 @@ min_version("9.0")
 
 # The workflow's Python is the package workflows/ in this folder. Snakemake puts this folder
 # on sys.path for the Snakefile and its rules; the rules' scripts and the programs the
-# workflow starts (workflows/bin/) find the package through PYTHONPATH, set here once.
-os.environ.update(PYTHONPATH=os.pathsep.join(filter(None, [workflow.basedir, os.environ.get("PYTHONPATH")])))
+# workflow starts (workflows/bin/) find the package through PYTHONPATH, set here once, and
+# with it what they share with the core's benchmarks (core/bench/repetitions.py), which
+# they import by the name the benchmarks do.
+BENCH = os.path.join(workflow.basedir, "core", "bench")
+os.environ.update(PYTHONPATH=os.pathsep.join(filter(None, [workflow.basedir, BENCH, os.environ.get("PYTHONPATH")])))
 
 
 configfile: os.path.join(workflow.basedir, "config", "config.yaml")

@@ -18,4 +18,9 @@ one listed after it:
 
 Beside the wings: rules/ (the Snakemake rules), scripts/ (each rule's script: entry point,
 named after its rule), bin/ (the programs the workflow starts: a run's launcher and mpiexec
-under Slurm, the throw-away Ceph cluster's watchdog) and report/ (the report's captions)."""
+under Slurm, the throw-away Ceph cluster's watchdog) and report/ (the report's captions).
+
+Beneath the package: the core's benchmarks, core/bench, whose runs.py the run rules start.
+What the two share lives there, and the workflow imports it under the benchmarks' own name
+(core/bench on PYTHONPATH, the Snakefile's): repetitions.py, the median and range of
+repeated measurements. core/bench imports nothing of the workflow."""

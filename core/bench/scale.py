@@ -38,6 +38,7 @@ import guide
 import runs
 import side_by_side
 from mpijobs import JobError, Launcher, process_tree, stop_on_signals
+from repetitions import summarize, text
 
 PHASES = [name for name, _ in side_by_side.PHASES]
 JOBS = ["run1 servers", "run1 client", "run2 servers", "run2 client", "run3 DeltaFS write", "run3 compaction",
@@ -223,10 +224,6 @@ def median_of(values):
     return statistics.median(values) if values else None
 
 
-def fmt_range(s, digits=3):
-    return "-" if not s else f"{s['median']:.{digits}f} ({s['min']:.{digits}f}-{s['max']:.{digits}f})"
-
-
 def tables(results, ns, systems):
     """The three text tables and their rows (JSON) from results[system][n] = list of
     (got, memory, disk) per repetition."""
@@ -241,14 +238,14 @@ def tables(results, ns, systems):
     for phase in PHASES:
         base = median_of(per("ours", first, 0, phase, "mops"))
         for n in ns:
-            ours = side_by_side.summarize(per("ours", n, 0, phase, "mops"))
-            orig = side_by_side.summarize(per("original", n, 0, phase, "mops"))
+            ours = summarize(per("ours", n, 0, phase, "mops"))
+            orig = summarize(per("original", n, 0, phase, "mops"))
             row = {"phase": phase, "n": n, "ours": ours, "original": orig,
                    "ratio": ours["median"] / orig["median"] if ours and orig and orig["median"] > 0 else None,
                    "vs_first_n": ours["median"] / base if ours and base else None,
                    "load": median_of(per("ours", n, 0, phase, "load"))}
             rows["throughput"].append(row)
-            lines.append([phase, f"{n:,}", fmt_range(ours), fmt_range(orig), num(row["ratio"], 2),
+            lines.append([phase, f"{n:,}", text(ours), text(orig), num(row["ratio"], 2),
                           num(row["vs_first_n"], 2), num(row["load"], 1)])
     throughput = side_by_side.aligned(["phase", "n", "ours Mop/s", "original Mop/s", "ours/orig",
                                        f"vs n={first:,}", "load"], lines)

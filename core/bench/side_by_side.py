@@ -51,6 +51,7 @@ import ceilings
 import machine
 from guide import GUIDE_INFO_PORT, TOOL_NAMES, GuideTools, Jobs, add_original_argument, free_port, original_problem
 from mpijobs import JobError, stop_on_signals
+from repetitions import summarize, text
 
 # (phase, goal in Mop/s): the project's performance goals, at 4 client ranks x 50,000 files.
 PHASES = [("run1 insert", 0.07), ("run1 lstat", 0.07), ("run2 bulk insert", 1.0), ("run2 lstat", 0.07),
@@ -79,20 +80,6 @@ def snapshot_tools(key, bin_dir, dest, extra=()):
     return dest
 
 
-def summarize(values):
-    """The benchmarks' summary of repetitions (scale.py's too): the values, their median,
-    lowest and highest; None for no values."""
-    if not values:
-        return None
-    return {"values": values, "median": statistics.median(values), "min": min(values), "max": max(values)}
-
-
-def fmt(s):
-    if not s:
-        return "-"
-    return f"{s['median']:.3f} ({s['min']:.3f}-{s['max']:.3f})"
-
-
 def ratio(value):
     return f"{value:.2f}" if value is not None else "-"
 
@@ -100,7 +87,7 @@ def ratio(value):
 def table(rows, with_original):
     head = ["phase", "ours Mop/s", "original Mop/s", "goal", "ours/orig", "goal met",
             f"ours/{ceilings.OURS} ceiling", f"orig/{ceilings.ORIGINAL} ceiling"]
-    lines = [[r["phase"], fmt(r["ours"]), fmt(r["original"]) if with_original else "-", f">= {r['goal']}",
+    lines = [[r["phase"], text(r["ours"]), text(r["original"]) if with_original else "-", f">= {r['goal']}",
               ratio(r["ratio"]), "yes" if r["goal_met"] else "no",
               ratio(r["ceiling"]["ours"]) if r["ceiling"] else "-",
               ratio(r["ceiling"]["original"]) if r["ceiling"] else "-"]
@@ -127,7 +114,7 @@ def ceiling_rows(runs):
 def ceiling_table(rows):
     head = ["transport", "clients x servers", "pinned", "Mop/s", "CPU us/call client", "server",
             "sleeps/call client", "server", "preempted/call"]
-    lines = [[r["transport"], r["placement"], str(r["cpu_affinity"]), fmt(r["mops"]),
+    lines = [[r["transport"], r["placement"], str(r["cpu_affinity"]), text(r["mops"]),
               f"{r['per_call']['client_cpu_us']:.2f}", f"{r['per_call']['server_cpu_us']:.2f}",
               f"{r['per_call']['client_voluntary_switches']:.2f}", f"{r['per_call']['server_voluntary_switches']:.2f}",
               f"{r['per_call']['involuntary_switches']:.3f}"] for r in rows]
@@ -302,10 +289,10 @@ def main():
         " ".join(map(str, host["loadavg_start"])) + " at its start, " + " ".join(map(str, host["loadavg_end"])) + \
         " at its end"
     tables = [table(rows, "original" in systems), memory_table(memory)] + ([ceiling_table(ceiling)] if ceiling else [])
-    for text in tables:
+    for printed in tables:
         print()
         print(about)
-        print(text)
+        print(printed)
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"schema": "deltameta.side_by_side/1", "n": a.n, "ranks": a.ranks, "servers": a.servers,

@@ -1,7 +1,8 @@
 """The workflow's Python keeps the layout workflows/__init__.py describes: its wings import
 the package's root and the wings listed before their own, never one listed after it, and
-the root imports no wing; every rule's script: is a shim in workflows/scripts/ named after
-its rule; and no Python file of the project edits sys.path."""
+the root imports no wing; core/bench, beneath it, imports nothing of it; every rule's
+script: is a shim in workflows/scripts/ named after its rule; and no Python file of the
+project edits sys.path."""
 import ast
 import os
 import re
@@ -69,6 +70,12 @@ def test_every_script_is_a_shim_named_after_its_rule():
         assert len(code) == 2 and code[0].startswith("from workflows.") and code[1].startswith("main(snakemake)"), \
             f"{path} is more than a shim: {code}"
     assert sorted(os.listdir(os.path.join(PACKAGE, "scripts"))) == sorted(f"{r}.py" for r in scripts)
+
+
+def test_the_core_benchmarks_import_nothing_of_the_workflow():
+    imported = [(os.path.relpath(path, REPO), names) for path, names in modules(os.path.join(REPO, "core", "bench"))
+                if names]
+    assert not imported, f"core/bench stands beneath the workflow: {imported}"
 
 
 def test_no_python_file_edits_sys_path():

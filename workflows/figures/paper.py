@@ -9,10 +9,11 @@ prototype's runs in the summary, the throughput and time figures draw them besid
 the design's colour with hollow markers (and lighter bars); the latency figure shows ours
 alone, since the original prints no quantiles, and says so."""
 from matplotlib.patches import Patch
+from repetitions import median_range
 
 from workflows.figures.style import log_axis, median_with_range, outside_legend, plt, save
 from workflows.registry import IMPLEMENTATIONS, PHASES, SYSTEMS
-from workflows.results.summary import at_largest_n, implementations_of, load, median_range, ns_of, ranks_of, select
+from workflows.results.summary import at_largest_n, implementations_of, load, ns_of, ranks_of, select
 
 QUANTS = ["min", "q1", "median", "q3", "q90", "q99", "max"]
 HATCHES = {"insert": "", "compaction": "//", "lstat": ".."}

@@ -5,9 +5,11 @@ compaction, each system's lstats. Writes the points it draws to scale_throughput
 the figure. The scale profile (config/profiles/scale.yaml) sweeps files_per_rank for it."""
 import csv
 
+from repetitions import median_range
+
 from workflows.figures.style import NO_LABELS, log_axis, median_with_range, outside_legend, plt, save
 from workflows.registry import PHASES, SYSTEMS
-from workflows.results.summary import load, median_range, select
+from workflows.results.summary import load, select
 
 COLUMNS = ["system", "phase", "client_ranks", "files_per_rank", "total_files", "repetitions", "median_mops",
            "min_mops", "max_mops"]

@@ -9,7 +9,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FuncFormatter, LogLocator  # noqa: E402
 
-from workflows.results.summary import median_range  # noqa: E402
+from repetitions import median_range  # noqa: E402
 
 plt.rcParams.update({"font.size": 10, "axes.grid": True, "grid.alpha": 0.3, "figure.dpi": 100,
                      "savefig.bbox": "tight", "axes.spines.top": False, "axes.spines.right": False})

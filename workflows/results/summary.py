@@ -1,8 +1,8 @@
-"""Loads a summary.csv (results/<name>/summary.csv) and groups its rows over repetitions
-(median, lowest and highest), for the figures, the results table and the claims. A summary
-written before the implementation column existed holds our core's rows only."""
+"""Loads a summary.csv (results/<name>/summary.csv) and selects and groups its rows for the
+figures, the results table and the claims (their medians and ranges over repetitions are
+core/bench/repetitions.py's). A summary written before the implementation column existed
+holds our core's rows only."""
 import csv
-import statistics
 
 from workflows.registry import IMPLEMENTATIONS
 
@@ -27,16 +27,6 @@ def _is_float(v):
         return True
     except ValueError:
         return False
-
-
-def median_range(values):
-    """(median, lowest, highest) of `values`; NaNs if there are none. Medians and ranges, not
-    means and standard deviations: one slow repetition neither drags the value nor draws an
-    error bar below zero on a log axis."""
-    values = list(values)
-    if not values:
-        return float("nan"), float("nan"), float("nan")
-    return statistics.median(values), min(values), max(values)
 
 
 def select(rows, **where):

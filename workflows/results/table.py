@@ -1,8 +1,10 @@
 """Rule results_table: results/<name>/results-table.md, the median and
 range (lowest to highest) over repetitions of every implementation x system x phase x client
 ranks x files per rank in its summary.csv ("n/a": a number the original does not print)."""
+from repetitions import median_range
+
 from workflows.registry import IMPLEMENTATIONS, PHASES, SYSTEMS
-from workflows.results.summary import implementations_of, load, median_range, ns_of, ranks_of, select
+from workflows.results.summary import implementations_of, load, ns_of, ranks_of, select
 
 
 def main(sm):
