@@ -20,7 +20,9 @@ Beside the wings: rules/ (the Snakemake rules), scripts/ (each rule's script: en
 named after its rule), bin/ (the programs the workflow starts: a run's launcher and mpiexec
 under Slurm, the throw-away Ceph cluster's watchdog) and report/ (the report's captions).
 
-Beneath the package: the core's benchmarks, core/bench, whose runs.py the run rules start.
-What the two share lives there, and the workflow imports it under the benchmarks' own name
-(core/bench on PYTHONPATH, the Snakefile's): repetitions.py, the median and range of
-repeated measurements. core/bench imports nothing of the workflow."""
+Beneath the package: the core's benchmarks, core/bench, whose programs the workflow starts
+by path (runs.py and original_runs.py the runs, store_markers.py the removal of the markers
+of RADOS stores). What the two share lives there: store_markers.py owns the markers' name
+and format, and repetitions.py, the median and range of repeated measurements, the workflow
+imports under the benchmarks' own name (core/bench on PYTHONPATH, the Snakefile's).
+core/bench imports nothing of the workflow."""

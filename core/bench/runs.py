@@ -12,7 +12,7 @@ every store path the run is given (or derives, like the IndexFS servers' `svr`) 
 the RADOS location PREFIX/<that path relative to --storage-base>, so runs never collide.
 Each write phase first clears its RADOS destination (reruns on a persistent cluster), and
 the DeltaFS origin and compacted "stores" the rules pass around become local marker
-directories holding the RADOS URI (MARKER), which the later phases read."""
+directories holding the RADOS URI (store_markers.py), which the later phases read."""
 import argparse
 import json
 import os
@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 
+import store_markers
 from mpijobs import JobError, Launcher, Sampler, ServerJob, procs, read_json_lines, run_job, stop_on_signals
 
 SERVER_ENV = {
@@ -40,7 +41,6 @@ COMPACTOR_ENV = {"DELTAFS_Db_disable_write_ahead_logging": 1, "DELTAFS_Db_compre
 SERVER_FLAGS = {"skip_fs_checks": 0, "ports_per_rank": 1, "rpc_threads": 2}
 COMPACTOR_COMPAT_FLAGS = {"rpc_async_sender_threads": 16, "rpc_worker_threads": 0, "rpc_batch_min": 4,
                           "rpc_batch_max": 8, "rpc_threads": 2}
-MARKER = "store.json"  # in a marker directory: {"uri": "rados://...", "ceph_conf": "/abs/ceph.conf", "fsid": ...}
 RADOS_SCHEME = "rados://"
 CEPH_DAEMONS = ("ceph-mon", "ceph-mgr", "ceph-osd")
 
@@ -136,19 +136,16 @@ class Storage:
     def mark(self, path, location):
         """After a phase wrote a RADOS store: the rule's output directory `path` records it."""
         if location.startswith(RADOS_SCHEME):
-            os.makedirs(path, exist_ok=True)
-            with open(os.path.join(path, MARKER), "w") as f:
-                json.dump({"uri": location, "ceph_conf": self.ceph_conf, "fsid": self.fsid()}, f)
-                f.write("\n")
+            store_markers.write(path, location, self.ceph_conf, self.fsid())
 
     def input_store(self, path):
         """The store an earlier phase wrote at `path`: the URI of its marker, or the local path."""
-        marker = os.path.join(path, MARKER)
-        if os.path.isfile(marker):
-            with open(marker) as f:
-                return json.load(f)["uri"]
+        uri = store_markers.uri_of(path)
+        if uri:
+            return uri
         if self.root:
-            raise JobError(f"{path} holds no {MARKER}: it was not written to RADOS; rerun the phase that writes it")
+            raise JobError(f"{path} holds no {store_markers.MARKER}: it was not written to RADOS; "
+                           "rerun the phase that writes it")
         return path
 
 

@@ -20,6 +20,8 @@ from test_reruns import planned_jobs
 from test_smoke_run import (check_figures, check_results_table_and_report, check_second_run_is_a_no_op,
                             check_summary, check_validation_and_provenance)
 
+from workflows.launch.rados_stores import remove_markers
+
 ROOT = "rados://deltameta/deltameta-results/"
 # The failure cases use the tools as built (no build step): they are about the cluster.
 
@@ -78,10 +80,25 @@ def test_every_store_was_in_rados_and_the_cluster_is_gone(rados_smoke):
 
 
 def write_marker(origin, conf):
-    """A DeltaFS origin marker naming a store of the cluster of `conf` (core/bench/runs.py MARKER)."""
+    """A DeltaFS origin marker naming a store of the cluster of `conf` (core/bench/store_markers.py)."""
     os.makedirs(origin)
     with open(os.path.join(origin, "store.json"), "w") as f:
         json.dump({"uri": ROOT + "gone", "ceph_conf": conf, "fsid": "00000000-0000-0000-0000-000000000000"}, f)
+
+
+def test_only_the_markers_of_other_clusters_are_removed(tmp_path, monkeypatch, capsys):
+    """remove_markers (workflows/launch/rados_stores.py) through core/bench/store_markers.py,
+    in a folder of results as the workflow leaves them."""
+    monkeypatch.chdir(tmp_path)
+    run = os.path.join("results", "runs", "deltafs", "rados", "c1-n500", "rep1")
+    write_marker(os.path.join(run, "origin"), "/kept/ceph.conf")
+    write_marker(os.path.join(run, "r2", "compacted"), "/gone/ceph.conf")
+    remove_markers(keep="/kept/ceph.conf")
+    assert os.path.isfile(os.path.join(run, "origin", "store.json"))
+    assert not os.path.exists(os.path.join(run, "r2", "compacted"))
+    assert f"RADOS store of {os.path.join(run, 'r2', 'compacted')} is gone with the cluster" in capsys.readouterr().err
+    remove_markers()
+    assert not os.path.exists(os.path.join(run, "origin"))
 
 
 def test_markers_go_with_their_cluster_and_a_dry_run_removes_nothing(rados_workflow_in):

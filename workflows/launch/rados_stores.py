@@ -10,13 +10,12 @@ invocation. It starts before the first job and stops at the end, on success and 
 If snakemake itself dies, a watchdog (workflows/bin/rados_watchdog.py) stops it.
 
 The DeltaFS rules' origin/ and compacted/ outputs are local markers that name RADOS stores
-(core/bench/runs.py MARKER). A throw-away cluster's data vanishes with it, so its markers
+(core/bench/store_markers.py, whose program removes them). A throw-away cluster's data vanishes with it, so its markers
 are removed when it stops, by the handlers and by the watchdog. Markers that name no
 cluster of this invocation are removed before the first job: another cluster's, or a
 throw-away cluster's that went down with its host. Their phases run again when a later
 phase needs the store."""
 import glob
-import json
 import os
 import shutil
 import subprocess
@@ -25,9 +24,10 @@ import sys
 from snakemake.exceptions import WorkflowError
 from snakemake.logging import logger
 
-MARKER = "store.json"  # core/bench/runs.py MARKER
 CLUSTER_LOG = "results/logs/ceph-cluster.log"
-WATCHDOG = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bin", "rados_watchdog.py")
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+WATCHDOG = os.path.join(REPO, "workflows", "bin", "rados_watchdog.py")
+STORE_MARKERS = os.path.join(REPO, "core", "bench", "store_markers.py")
 
 
 def daemon_pids(cluster_dir):
@@ -47,23 +47,19 @@ def daemon_pids(cluster_dir):
     return pids
 
 
-def cluster_of(marker):
-    """The ceph.conf a marker's store is on, or None if the marker is unreadable."""
-    try:
-        with open(marker) as f:
-            doc = json.load(f)
-    except (OSError, ValueError):
-        return None
-    return doc.get("ceph_conf") if isinstance(doc, dict) else None
-
-
 def remove_markers(keep=None):
     """Removes the markers under results/runs/ other than those naming the ceph.conf `keep`."""
-    for marker in sorted(glob.glob(f"results/runs/*/rados/**/{MARKER}", recursive=True)):
-        if keep is None or cluster_of(marker) != keep:
-            shutil.rmtree(os.path.dirname(marker))
-            print(f"RADOS store of {os.path.dirname(marker)} is gone with the cluster that held it: the phase "
-                  "that writes it runs again when a later phase needs it", file=sys.stderr)
+    dirs = sorted(glob.glob("results/runs/*/rados"))
+    if not dirs:
+        return
+    res = subprocess.run([sys.executable, STORE_MARKERS, *(["--keep", keep] if keep else []), *dirs],
+                         capture_output=True, text=True, timeout=120)
+    if res.returncode != 0:
+        raise WorkflowError(f"core/bench/store_markers.py could not remove the markers of RADOS stores: "
+                            f"{res.stderr.strip() or res.returncode}")
+    for gone in res.stdout.splitlines():
+        print(f"RADOS store of {gone} is gone with the cluster that held it: the phase that writes it runs again "
+              "when a later phase needs it", file=sys.stderr)
 
 
 def stop_daemons(script, cluster_dir):
