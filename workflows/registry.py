@@ -20,13 +20,15 @@ PHASES = ("insert", "compaction", "lstat")  # every phase a run reports
 
 
 class Result(NamedTuple):
-    """A run rule's result file, with the rule's wildcards, the phases it holds, and the file
-    of its wall time (the rule's `benchmark:`, which the artifact appendix's time estimates
-    read)."""
+    """A run rule's result file, with the rule's wildcards, the phases it holds, the file of
+    its wall time (the rule's `benchmark:`, which the artifact appendix's time estimates
+    read), and the run of core/bench/runs.py that writes it, which its phase documents name
+    (`run`) beside the run's coordinates (`coordinates`)."""
 
     path: str
     phases: tuple
     benchmark: str
+    run: str
 
 
 class System(NamedTuple):
@@ -44,23 +46,27 @@ SYSTEMS = {s.name: s for s in [
     System("indexfs", 1, "IndexFS", "IndexFS", "#1b6ca8", "o", {
         "indexfs": Result("results/runs/indexfs/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}/phases.jsonl",
                           ("insert", "lstat"),
-                          "results/benchmarks/indexfs/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}.tsv")},
+                          "results/benchmarks/indexfs/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}.tsv", "indexfs")},
            ("deltameta_server", "deltameta_client")),
     System("indexfs-bulk", 2, "IndexFS + bulk insertion", "IndexFS+bulk", "#e08a1e", "s", {
         "indexfs_bulk": Result("results/runs/indexfs-bulk/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}/phases.jsonl",
                                ("insert", "lstat"),
-                               "results/benchmarks/indexfs-bulk/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}.tsv")},
+                               "results/benchmarks/indexfs-bulk/{backend}/c{ranks}-s{servers}-n{n}/rep{rep}.tsv",
+                               "indexfs-bulk")},
            ("deltameta_server", "deltameta_client", "deltameta_client_store")),
     # The write phase's result sits above the per-reader-count compaction and read phases.
     System("deltafs", 3, "DeltaFS", "DeltaFS", "#2a9d4b", "^", {
         "deltafs_read": Result("results/runs/deltafs/{backend}/c{ranks}-n{n}/rep{rep}/r{readers}/read.jsonl",
                                ("lstat",),
-                               "results/benchmarks/deltafs/{backend}/c{ranks}-n{n}/rep{rep}/r{readers}/read.tsv"),
+                               "results/benchmarks/deltafs/{backend}/c{ranks}-n{n}/rep{rep}/r{readers}/read.tsv",
+                               "deltafs-read"),
         "deltafs_compact": Result("results/runs/deltafs/{backend}/c{ranks}-n{n}/rep{rep}/r{readers}/compact.jsonl",
                                   ("compaction",),
-                                  "results/benchmarks/deltafs/{backend}/c{ranks}-n{n}/rep{rep}/r{readers}/compact.tsv"),
+                                  "results/benchmarks/deltafs/{backend}/c{ranks}-n{n}/rep{rep}/r{readers}/compact.tsv",
+                                  "deltafs-compact"),
         "deltafs_write": Result("results/runs/deltafs/{backend}/c{ranks}-n{n}/rep{rep}/write.jsonl", ("insert",),
-                                "results/benchmarks/deltafs/{backend}/c{ranks}-n{n}/rep{rep}/write.tsv")},
+                                "results/benchmarks/deltafs/{backend}/c{ranks}-n{n}/rep{rep}/write.tsv",
+                                "deltafs-write")},
            ("deltameta_client", "deltameta_client_store", "deltameta_compactor", "deltameta_server")),
 ]}
 
@@ -90,7 +96,7 @@ def results_of(system, implementation):
         return path.replace(top, top + impl.folder, 1)
 
     return {impl.rule_prefix + rule: Result(moved(r.path, "results/runs/"), r.phases,
-                                            moved(r.benchmark, "results/benchmarks/"))
+                                            moved(r.benchmark, "results/benchmarks/"), r.run)
             for rule, r in system.results.items()}
 
 
@@ -110,7 +116,7 @@ MDWORKBENCH = Result(
     "-R{iterations}-O{offset}-w{stonewall}-W{wearout}/rep{rep}/phases.jsonl",
     ("precreate", "benchmark", "cleanup"),
     "results/benchmarks/mdworkbench/{backend}/{interface}/c{ranks}-s{servers}-D{dsets}-P{precreate}-I{objects}"
-    "-S{size}-R{iterations}-O{offset}-w{stonewall}-W{wearout}/rep{rep}.tsv")
+    "-S{size}-R{iterations}-O{offset}-w{stonewall}-W{wearout}/rep{rep}.tsv", "mdworkbench")
 RUN_RULES = dict(RESULTS, mdworkbench=MDWORKBENCH)
 # MD-Workbench's tool, and the servers, DeltaFS writer and compactor behind its interfaces.
 MDWB_TOOLS = ("deltameta_mdworkbench", "deltameta_server", "deltameta_client_store", "deltameta_compactor")

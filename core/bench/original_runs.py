@@ -23,7 +23,7 @@ import time
 
 from guide import TOOL_NAMES, GuideTools, Jobs, free_port
 from mpijobs import JobError, Sampler, stop_on_signals
-from runs import RUNS, add_run_arguments, write_docs
+from runs import RUNS, add_run_arguments, coordinates, write_docs
 
 
 def document(phase, r, ranks, commit):
@@ -106,7 +106,7 @@ def main():
         sys.exit(f"original_runs: {failed}")
     ranks = a.servers if a.run == "deltafs-compact" else a.ranks
     write_docs(a.out, a.run, [document(phase, r, ranks, a.commit) for phase, r in phases], sampler,
-               {"backend": "posix", "stores": {}}, implementation="original")
+               {"backend": "posix", "stores": {}}, coordinates=coordinates(a, "original"))
 
 
 if __name__ == "__main__":

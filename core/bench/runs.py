@@ -2,9 +2,10 @@
 """The seed guide's runs as functions, with its flags and store settings, on the deltameta
 tools: run 1 IndexFS, run 2 IndexFS + bulk insertion, run 3 DeltaFS (write, compaction,
 read); and the MD-Workbench workload (deltameta_mdworkbench) on one interface: posix, indexfs
-or deltafs. Each writes the phases' JSON documents to `out` (JSON Lines, with `run` and
-`storage` fields, and `environment`: the machine's readings around the phase, taken while
-the run lasts by mpijobs/sampler.py). Also a command line, one run or DeltaFS phase per call (used by the
+or deltafs. Each writes the phases' JSON documents to `out` (JSON Lines, with `run`,
+`coordinates` (the run's place in the workflow's matrix: coordinates()) and `storage` fields,
+and `environment`: the machine's readings around the phase, taken while the run lasts by
+mpijobs/sampler.py). Also a command line, one run or DeltaFS phase per call (used by the
 workflow's rules).
 
 Stores live in local directories, or with --storage-root rados://POOL/PREFIX in Ceph RADOS:
@@ -338,6 +339,22 @@ def write_docs(path, run_name, docs, sampler, storage=None, **fields):
 RUNS = ("indexfs", "indexfs-bulk", "deltafs-write", "deltafs-compact", "deltafs-read")
 
 
+def coordinates(a, implementation):
+    """The run's place in the matrix the workflow runs, which each of its phase documents
+    records (`coordinates`), so its readers need not take it from the result's path: the
+    implementation, the client ranks, the servers (IndexFS's; the DeltaFS compaction's and
+    read's readers; 0 for the DeltaFS write, which has none), the files per client rank and
+    the repetition; for MD-Workbench, its interface and parameters instead of the files, its
+    stonewall among them (seconds, 0 for none, and whether it wears out)."""
+    where = {"implementation": implementation, "client_ranks": a.ranks,
+             "servers": 0 if a.run == "deltafs-write" else a.servers, "repetition": a.repetition}
+    if a.run != "mdworkbench":
+        return dict(where, files_per_rank=a.n)
+    return dict(where, interface=a.interface, data_sets=a.data_sets, precreate=a.precreate, objects=a.objects,
+                object_size=a.object_size, iterations=a.iterations, offset=a.offset, stonewall=a.stonewall,
+                wear_out=a.wear_out)
+
+
 def add_run_arguments(p, runs, bin_help, servers_help):
     """The command line every runner of the seed guide's runs shares (this one and
     original_runs.py): the run, the tools, the scale, the run's folders and files, MPI, the
@@ -347,6 +364,7 @@ def add_run_arguments(p, runs, bin_help, servers_help):
     p.add_argument("--ranks", type=int, default=4, help="client ranks")
     p.add_argument("--servers", type=int, default=2, help=servers_help)
     p.add_argument("--n", type=int, default=50000, help="files per client rank")
+    p.add_argument("--repetition", type=int, default=1, help="the run's repetition, recorded with its scale")
     p.add_argument("--work", required=True, help="directory for this run's stores and job files")
     p.add_argument("--origin", help="DeltaFS write-phase store root (deltafs-*)")
     p.add_argument("--compacted", help="compacted store root (deltafs-compact, deltafs-read)")
@@ -416,10 +434,11 @@ def main():
         except JobError as e:
             if a.run == "mdworkbench" and run:  # what the failed run measured, its verification errors too
                 write_docs(a.out, a.run, docs, sampler, dict(backend=storage.backend, stores=run.stores),
-                           interface=a.interface)
+                           coordinates=coordinates(a, "deltameta"), interface=a.interface)
             sys.exit(f"runs: {e}")
     extra = {"interface": a.interface} if a.run == "mdworkbench" else {}
-    write_docs(a.out, a.run, docs, sampler, dict(backend=storage.backend, stores=run.stores), **extra)
+    write_docs(a.out, a.run, docs, sampler, dict(backend=storage.backend, stores=run.stores),
+               coordinates=coordinates(a, "deltameta"), **extra)
 
 
 if __name__ == "__main__":

@@ -2,12 +2,15 @@
 workflow: its run rules (RUN_RULES: the systems' and MD-Workbench's) are the workflow's
 rules other than the local ones, the Slurm profile gives each of them its resources, the
 configuration accepts only its systems,
-and every result path it names reads back as the run's coordinates."""
+and every result file at a path it names reads back as the coordinates its run recorded."""
+import argparse
+import json
 import os
 import re
 import subprocess
 import sys
 
+import runs
 import yaml
 
 from conftest import REPO, SMOKE
@@ -46,13 +49,20 @@ def test_configuration_accepts_only_the_registrys_systems(workflow_in):
     assert "systems: unknown lustre; the systems are indexfs, indexfs-bulk, deltafs" in res.stdout + res.stderr
 
 
-def test_every_result_path_reads_back_as_its_coordinates():
+def test_every_result_file_reads_back_as_its_runs_coordinates(tmp_path):
+    """A phase document as core/bench/runs.py (or original_runs.py) writes it for each run
+    rule, at the rule's result path: the coordinates read from it are the rule's wildcards."""
     values = dict(backend="rados", ranks=3, servers=5, readers=7, n=500, rep=2)
     for system, impl in [(s, i) for s in SYSTEMS.values() for i in IMPLEMENTATIONS]:
         assert system.results and all(set(r.phases) <= set(PHASES) for r in system.results.values())
         for rule, result in results_of(system, impl).items():
-            where, phases = result_file(os.path.join("/somewhere", result.path.format(**values)))
             servers = 5 if "{servers}" in result.path else 7 if "{readers}" in result.path else 0
+            asked = argparse.Namespace(run=result.run, ranks=3, servers=servers, n=500, repetition=2)
+            path = tmp_path / result.path.format(**values)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps({"run": result.run, "coordinates": runs.coordinates(asked, impl),
+                                        "storage": {"backend": "rados"}}) + "\n")
+            where, phases = result_file(str(path))
             assert where == dict(implementation=impl, system=system.name, storage="rados", client_ranks=3,
                                  servers=servers, files_per_rank=500, repetition=2), rule
             assert phases == result.phases

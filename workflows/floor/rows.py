@@ -5,11 +5,11 @@ measured where its store is on disk and kept (DeltaFS's origin stores on posix),
 where a stated rule gives them, and otherwise unknown; every row says which."""
 import json
 import os
-import re
 import statistics
 
 from workflows.floor.jobs import store_sizes
 from workflows.registry import PHASES, SYSTEMS
+from workflows.results.runs import result_file
 
 # The floor each phase is compared with: inserts append to the write-ahead log, bulk
 # insertion writes tables, the compaction reads whole tables and writes new ones, lstats
@@ -18,6 +18,8 @@ FLOOR_OF_PHASE = {"insert": "log_append", "compaction": "compaction", "lstat": "
 FLOOR_OF = {("indexfs-bulk", "insert"): "table_write"}
 OPERATIONS = {"compaction": "compaction (whole-file reads + table writes of the same bytes)"}
 STORE_FILES = (".sst", ".log")  # a store's tables and write-ahead logs (not RocksDB's own LOG, MANIFEST...)
+# The DeltaFS write phase's result, beside the origin stores it made (rules/floor.smk).
+WRITE_RESULT = os.path.basename(SYSTEMS["deltafs"].results["deltafs_write"].path)
 
 
 def floors(fio_doc, floor_doc):
@@ -48,12 +50,12 @@ def store_bytes(path):
 
 def origin_sizes(paths):
     """{(client ranks, files per rank, repetition): (table bytes, table + log bytes)} of DeltaFS
-    origin stores."""
+    origin stores, each beside the write phase's result that made it, which records its run's
+    coordinates."""
     out = {}
     for path in paths:
-        m = re.search(r"/c(\d+)-n(\d+)/rep(\d+)/origin$", path.rstrip("/"))
-        if m:
-            out[tuple(int(g) for g in m.groups())] = store_bytes(path)
+        where = result_file(os.path.join(os.path.dirname(path.rstrip("/")), WRITE_RESULT))[0]
+        out[where["client_ranks"], where["files_per_rank"], where["repetition"]] = store_bytes(path)
     return out
 
 

@@ -1,12 +1,13 @@
 """Reads and checks the MD-Workbench runs' results (rule mdworkbench: one JSON Lines file per
-run, one document per phase, core/doc/mdworkbench.md). A run's coordinates come from
-its path (registry.py MDWORKBENCH); from them follows what every phase must have done:
+run, one document per phase, core/doc/mdworkbench.md). A run's coordinates are those its
+documents record (`coordinates`: core/bench/runs.py's coordinates(), the parameters the rule
+gave it); from them follows what every phase must have done:
   precreate  creates ranks x data sets x precreated objects
   benchmark  ranks x iterations x data sets x objects per set objects, each a stat, a read
              (its bytes checked), a delete and a create in its place; DeltaFS serves only the
              stat and the read and says so (not_served: create, delete). With a stonewall
-             (-w, coordinate w > 0) the positions each rank ran in each iteration
-             (positions_run: at least 1, at most I; with wear-out, W1, the same on every
+             (-w, coordinate stonewall > 0) the positions each rank ran in each iteration
+             (positions_run: at least 1, at most I; with wear-out the same on every
              rank) times the data sets; without, every entry of positions_run is I
   cleanup    deletes the precreated number again (not run on DeltaFS, read-only by design)
   compaction (DeltaFS only) the parallel compactor's pass over every precreated object
@@ -14,23 +15,24 @@ and every verification count (missing, mismatched attributes, wrong bytes, delet
 still found, failures) must be zero."""
 import json
 
-from workflows.registry import MDWB_OPS, MDWORKBENCH
-from workflows.results.runs import QUANTILES, path_regex
+from workflows.registry import MDWB_OPS
+from workflows.results.runs import QUANTILES
 
-PATH = path_regex(MDWORKBENCH.path)
 SERVED = {"posix": MDWB_OPS, "indexfs": MDWB_OPS, "deltafs": ("stat", "read")}
 VERIFICATION = ("failed", "missing", "mismatched", "wrong_bytes", "deleted_still_found")
 COLUMNS = ["interface", "storage", "phase", "op", "repetition", "ranks", "count", "errors", "elapsed_s", "op_rate",
            "obj_rate"] + [f"lat_{q}_us" for q in QUANTILES]
 
 
-def coordinates(path):
-    """The run's coordinates from its result path; ValueError if it is not one."""
-    m = PATH.search(path.replace("\\", "/"))
-    if not m:
-        raise ValueError(f"{path} is not an MD-Workbench result path ({MDWORKBENCH.path})")
-    g = m.groupdict()
-    return {k: (v if k in ("backend", "interface") else int(v)) for k, v in g.items()}
+def coordinates(docs):
+    """The run's coordinates, as its phase documents `docs` record them, named as the
+    wildcards of its rule (registry.py MDWORKBENCH)."""
+    doc = next(iter(docs.values()))
+    c = doc["coordinates"]
+    return dict(backend=doc["storage"]["backend"], interface=c["interface"], ranks=c["client_ranks"],
+                servers=c["servers"], dsets=c["data_sets"], precreate=c["precreate"], objects=c["objects"],
+                size=c["object_size"], iterations=c["iterations"], offset=c["offset"], stonewall=c["stonewall"],
+                wearout=int(c["wear_out"]), rep=c["repetition"])
 
 
 def read(path):
@@ -47,6 +49,10 @@ def read(path):
                 raise ValueError(f"{path}:{number}: not a phase document ({e})") from e
     if not docs:
         raise ValueError(f"{path} holds no phase results")
+    try:
+        coordinates(docs)
+    except (KeyError, TypeError) as e:
+        raise ValueError(f"{path}: no run coordinates ({e!r}): rerun it") from None
     return docs
 
 
@@ -90,9 +96,9 @@ def expected(where, docs=None):
     return phases
 
 
-def problems(path, docs):
-    """Every way the run at `path` with phase documents `docs` falls short, as sentences."""
-    where = coordinates(path)
+def problems(docs):
+    """Every way the run with phase documents `docs` falls short, as sentences."""
+    where = coordinates(docs)
     run = f"MD-Workbench {where['interface']} repetition {where['rep']}"
     found = []
     for phase, (objects, ops) in expected(where, docs).items():
@@ -149,9 +155,9 @@ def phase_problems(run, phase, doc, objects, ops, where):
     return found
 
 
-def rows(path, docs):
+def rows(docs):
     """One row per phase x op type of a run (COLUMNS)."""
-    where = coordinates(path)
+    where = coordinates(docs)
     for phase, doc in docs.items():
         for op, d in doc.get("ops_by_type", {}).items():
             lat = d["latency_us"] or {}

@@ -51,8 +51,8 @@ def posix_note(docs):
 
 
 def main(sm):
-    docs = {path: read(path) for path in sm.input.runs}
-    all_rows = [r for path, by_phase in docs.items() for r in rows(path, by_phase)]
+    docs = [read(path) for path in sm.input.runs]
+    all_rows = [r for by_phase in docs for r in rows(by_phase)]
     with open(sm.output.csv, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=COLUMNS)
         w.writeheader()
@@ -61,6 +61,6 @@ def main(sm):
         f.write("# MD-Workbench: rates and latency quantiles\n\n"
                 "Medians over repetitions; a phase's rates count all of its operations and objects.\n\n")
         f.write(table(all_rows))
-        note = posix_note([d for by_phase in docs.values() for d in by_phase.values()])
+        note = posix_note([d for by_phase in docs for d in by_phase.values()])
         if note:
             f.write("\n" + note)

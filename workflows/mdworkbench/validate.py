@@ -16,6 +16,6 @@ def main(sm):
         except (OSError, ValueError) as e:
             sys.exit(f"mdworkbench_validate: {e}")
         phases += len(docs)
-        found += problems(path, docs)
+        found += problems(docs)
     report = {"runs_checked": len(sm.input), "phases_checked": phases, "ok": not found, "problems": found}
     write_report(sm, report, "mdworkbench_validate")

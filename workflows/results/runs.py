@@ -1,48 +1,58 @@
 """Reads the runs' JSON Lines results into flat rows: one per implementation x system x phase
-x scale x repetition, with the run's coordinates taken from its path, which is one of the run
-rules' result files (registry.py), and the environment the phase was measured in
+x scale x repetition. Every phase document names the run of core/bench/runs.py that wrote
+it (`run`; its system and phases are the registry's) and records the run's coordinates
+(`coordinates`, runs.py's coordinates()), which are read from there, not from the result's
+path (a path Snakemake alone needs); and the environment the phase was measured in
 (environment/phase.py). The original's compactor also moves each writer store's root entry,
 one per client rank: its compaction's expected operations count them."""
 import json
-import re
 
 from workflows.environment.phase import ENVIRONMENT_COLUMNS, environment_columns
-from workflows.registry import IMPLEMENTATIONS, SYSTEMS, results_of
+from workflows.registry import SYSTEMS
 
 COLUMNS = ["implementation", "system", "phase", "storage", "client_ranks", "servers", "files_per_rank", "repetition", "ops",
            "expected_ops", "errors", "elapsed_s", "throughput_mops", "micros_per_op", "lat_min_us", "lat_q1_us",
            "lat_median_us", "lat_q3_us", "lat_q90_us", "lat_q99_us", "lat_max_us", "cpu_clients_s",
            "cpu_servers_s", "rank_min_s", "rank_max_s", "git_revision", "hosts", *ENVIRONMENT_COLUMNS]
 QUANTILES = ["min", "q1", "median", "q3", "q90", "q99", "max"]
-WORD, NUMBER = r"\w+", r"\d+"
-WORD_WILDCARDS = ("backend", "interface")
+RUNS = {result.run: (system.name, result.phases) for system in SYSTEMS.values() for result in system.results.values()}
 
 
-def path_regex(pattern):
-    """A result path pattern as a regular expression: the storage backend and the interface
-    are words, the other wildcards numbers."""
-    parts = re.split(r"\{(\w+)\}", pattern)  # literal text, wildcard, literal text, ...
-    for i in range(1, len(parts), 2):
-        parts[i] = f"(?P<{parts[i]}>{WORD if parts[i] in WORD_WILDCARDS else NUMBER})"
-    parts[::2] = [re.escape(p) for p in parts[::2]]
-    return re.compile("".join(parts) + "$")
+def documents(path):
+    """[(line number, phase document)] of a result file; ValueError naming the file if it
+    holds none or a line is no JSON."""
+    docs = []
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            if line.strip():
+                try:
+                    docs.append((number, json.loads(line)))
+                except json.JSONDecodeError as e:
+                    raise ValueError(f"{path}:{number}: malformed phase result ({e!r})") from None
+    if not docs:
+        raise ValueError(f"{path} holds no phase results")
+    return docs
 
 
-PATHS = [(impl, system, result.phases, path_regex(result.path)) for impl in IMPLEMENTATIONS
-         for system in SYSTEMS.values() for result in results_of(system, impl).values()]
+def coordinates(doc):
+    """(the coordinates of the run a phase document comes from, the phases its result file
+    holds). For DeltaFS, `servers` is the reader count of the compaction and read phases and
+    0 for the write phase."""
+    c = doc["coordinates"]
+    system, phases = RUNS[doc["run"]]
+    return dict(implementation=c["implementation"], system=system, storage=doc["storage"]["backend"],
+                client_ranks=c["client_ranks"], servers=c["servers"], files_per_rank=c["files_per_rank"],
+                repetition=c["repetition"]), phases
 
 
 def result_file(path):
-    """(the coordinates of a run result path, the phases its file holds). For DeltaFS, `servers`
-    is the reader count of the compaction and read phases and 0 for the write phase."""
-    for impl, system, phases, regex in PATHS:
-        m = regex.search(path.replace("\\", "/"))
-        if m:
-            g = m.groupdict()
-            return dict(implementation=impl, system=system.name, storage=g["backend"], client_ranks=int(g["ranks"]),
-                        servers=int(g.get("servers") or g.get("readers") or 0), files_per_rank=int(g["n"]),
-                        repetition=int(g["rep"])), phases
-    raise ValueError(f"{path} is not a run result path")
+    """(the coordinates of the run whose result file is `path`, the phases the file holds),
+    as its first phase document records them; ValueError naming the file if it cannot tell."""
+    number, doc = documents(path)[0]
+    try:
+        return coordinates(doc)
+    except (KeyError, TypeError) as e:
+        raise ValueError(f"{path}:{number}: no run coordinates ({e!r}): rerun it") from None
 
 
 def blank(value):
@@ -53,17 +63,9 @@ def blank(value):
 def rows(paths):
     """Yields one row per phase document; raises ValueError naming the file if one is malformed."""
     for path in paths:
-        where = result_file(path)[0]
-        with open(path) as f:
-            lines = [line for line in f if line.strip()]
-        if not lines:
-            raise ValueError(f"{path} holds no phase results")
-        for number, line in enumerate(lines, 1):
+        for number, d in documents(path):
             try:
-                d = json.loads(line)
-                backend = (d.get("storage") or {}).get("backend", where["storage"])
-                if backend != where["storage"]:
-                    raise ValueError(f"{path}:{number}: stores were on {backend}, not {where['storage']}")
+                where = coordinates(d)[0]
                 lat = d["latency_us"] or {}
                 root_entries = where["client_ranks"] if (where["implementation"], d["phase"]) == (
                     "original", "compaction") else 0
@@ -77,5 +79,5 @@ def rows(paths):
                            git_revision=d["build"]["git_revision"],
                            hosts=(d.get("placement") or {}).get("hosts", 1),
                            **environment_columns(d, where["servers"]))
-            except (KeyError, TypeError, json.JSONDecodeError) as e:
+            except (KeyError, TypeError) as e:
                 raise ValueError(f"{path}:{number}: malformed phase result ({e!r})") from None

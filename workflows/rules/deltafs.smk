@@ -56,7 +56,8 @@ rule deltafs_compact:
         "{wildcards.ranks} x {wildcards.n} files, repetition {wildcards.rep}"
     shell:
         runs_command("deltafs-compact")
-        + " --servers {wildcards.readers} --origin {input.origin} --compacted {output.compacted}"
+        + " --ranks {wildcards.ranks} --n {wildcards.n} --servers {wildcards.readers} --origin {input.origin}"
+        + " --compacted {output.compacted}"
         + DELTAFS_FILES
 
 

@@ -42,12 +42,13 @@ def run_title(system):
 
 def runs_command(run):
     """The command line of a run, up to the rule's own options: runs.py `run` with the options
-    that every run shares."""
+    that every run shares, its repetition among them (recorded with its other coordinates in
+    each phase document, where workflows/results/runs.py reads them)."""
     env = " ".join(f"--env {k}={v}" for k, v in sorted(config["store_settings"].items()))
     hostfile = f"--hostfile {config['mpi']['hostfile']}" if config["mpi"]["hostfile"] else ""
     return (
         f"python3 {SLURM_RUN_PY} {{resources.mpi:q}} python3 {RUNS_PY} {run} --bin {{params.bin}} {hostfile} "
-        f"{env} --timeout {config['job_timeout_s']}{storage_options()}"
+        f"{env} --timeout {config['job_timeout_s']}{storage_options()} --repetition {{wildcards.rep}}"
     )
 
 
@@ -88,5 +89,5 @@ def original_command(run):
     env = " ".join(f"--env {k}={v}" for k, v in sorted(config["store_settings"].items()))
     return (
         f"python3 {ORIGINAL_RUNS_PY} {run} --bin {{params.bin}} --commit {{params.commit}} "
-        f"--mpiexec {config['mpi']['mpiexec']} {env} --timeout {config['job_timeout_s']}"
+        f"--mpiexec {config['mpi']['mpiexec']} {env} --timeout {config['job_timeout_s']} --repetition {{wildcards.rep}}"
     )
