@@ -29,11 +29,12 @@ import os
 import platform
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+from repetitions import median_range
 
 PHASES = ("precreate", "benchmark", "cleanup")
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -122,9 +123,8 @@ def table(parent, times):
     lines = [f"{parent} ({fs_type(parent)}):", "",
              "| phase | real MD-Workbench s | ours s | ours/real |", "| --- | --- | --- | --- |"]
     for p in PHASES:
-        real, ours = times["real"][p], times["ours"][p]
-        ratio = statistics.median(ours) / statistics.median(real)
-        lines.append(f"| {p} | {min(real):.3f}-{max(real):.3f} | {min(ours):.3f}-{max(ours):.3f} | {ratio:.2f} |")
+        (real, real_lo, real_hi), (ours, ours_lo, ours_hi) = (median_range(times[t][p]) for t in ("real", "ours"))
+        lines.append(f"| {p} | {real_lo:.3f}-{real_hi:.3f} | {ours_lo:.3f}-{ours_hi:.3f} | {ours / real:.2f} |")
     return "\n".join(lines) + "\n"
 
 

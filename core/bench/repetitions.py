@@ -1,7 +1,8 @@
-"""The one summary of repeated measurements, for the benchmarks (side_by_side.py, scale.py)
-and the workflow (its tables and figures, which import it from here): their median and
-range, lowest to highest. Medians and ranges, not means and standard deviations: one slow
-repetition neither drags the value nor draws an error bar below zero on a log axis."""
+"""The one summary of repeated measurements, for the benchmarks (side_by_side.py, scale.py,
+mdworkbench_vs_real.py) and the workflow (its tables and figures, which import it from
+here): their median and range, lowest to highest. Medians and ranges, not means and
+standard deviations: one slow repetition neither drags the value nor draws an error bar
+below zero on a log axis."""
 import statistics
 
 
