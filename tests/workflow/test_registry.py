@@ -49,6 +49,10 @@ def test_configuration_accepts_only_the_registrys_systems(workflow_in):
     assert "systems: unknown lustre; the systems are indexfs, indexfs-bulk, deltafs" in res.stdout + res.stderr
 
 
+def test_every_run_rule_starts_a_run_of_core_bench():
+    assert {result.run for result in RUN_RULES.values()} <= set(runs.RUNS) | {"mdworkbench"}
+
+
 def test_every_result_file_reads_back_as_its_runs_coordinates(tmp_path):
     """A phase document as core/bench/runs.py (or original_runs.py) writes it for each run
     rule, at the rule's result path: the coordinates read from it are the rule's wildcards."""

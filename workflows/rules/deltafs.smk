@@ -29,7 +29,7 @@ rule deltafs_write:
         run_title("deltafs") + " write: {wildcards.ranks} client ranks x {wildcards.n} files into their own stores, "
         "repetition {wildcards.rep}"
     shell:
-        runs_command("deltafs-write")
+        runs_command("deltafs_write")
         + " --ranks {wildcards.ranks} --n {wildcards.n} --origin {output.origin}"
         + DELTAFS_FILES
 
@@ -55,7 +55,7 @@ rule deltafs_compact:
         run_title("deltafs") + " parallel compaction: {wildcards.readers} ranks over the stores of "
         "{wildcards.ranks} x {wildcards.n} files, repetition {wildcards.rep}"
     shell:
-        runs_command("deltafs-compact")
+        runs_command("deltafs_compact")
         + " --ranks {wildcards.ranks} --n {wildcards.n} --servers {wildcards.readers} --origin {input.origin}"
         + " --compacted {output.compacted}"
         + DELTAFS_FILES
@@ -81,6 +81,6 @@ rule deltafs_read:
         run_title("deltafs") + " read: {wildcards.ranks} client ranks lstat {wildcards.n} files each from "
         "{wildcards.readers} read-only servers, repetition {wildcards.rep}"
     shell:
-        runs_command("deltafs-read")
+        runs_command("deltafs_read")
         + " --ranks {wildcards.ranks} --servers {wildcards.readers} --n {wildcards.n} --compacted {input.compacted}"
         + DELTAFS_FILES

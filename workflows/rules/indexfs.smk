@@ -47,4 +47,4 @@ rule indexfs_bulk:
     message:
         run_title("indexfs-bulk") + INDEXFS_MESSAGE
     shell:
-        runs_command("indexfs-bulk") + INDEXFS_OPTIONS
+        runs_command("indexfs_bulk") + INDEXFS_OPTIONS

@@ -40,7 +40,7 @@ rule original_indexfs:
     message:
         original_title("indexfs") + INDEXFS_MESSAGE
     shell:
-        original_command("indexfs") + INDEXFS_OPTIONS
+        original_command("original_indexfs") + INDEXFS_OPTIONS
 
 
 rule original_indexfs_bulk:
@@ -58,7 +58,7 @@ rule original_indexfs_bulk:
     message:
         original_title("indexfs-bulk") + INDEXFS_MESSAGE
     shell:
-        original_command("indexfs-bulk") + INDEXFS_OPTIONS
+        original_command("original_indexfs_bulk") + INDEXFS_OPTIONS
 
 
 rule original_deltafs_write:
@@ -77,7 +77,7 @@ rule original_deltafs_write:
     message:
         original_title("deltafs") + ORIGINAL_WRITE_MESSAGE
     shell:
-        original_command("deltafs-write") + ORIGINAL_WRITE_OPTIONS
+        original_command("original_deltafs_write") + ORIGINAL_WRITE_OPTIONS
 
 
 rule original_deltafs_compact:
@@ -98,7 +98,7 @@ rule original_deltafs_compact:
     message:
         original_title("deltafs") + ORIGINAL_COMPACT_MESSAGE
     shell:
-        original_command("deltafs-compact") + ORIGINAL_COMPACT_OPTIONS
+        original_command("original_deltafs_compact") + ORIGINAL_COMPACT_OPTIONS
 
 
 rule original_deltafs_read:
@@ -118,4 +118,4 @@ rule original_deltafs_read:
     message:
         original_title("deltafs") + ORIGINAL_READ_MESSAGE
     shell:
-        original_command("deltafs-read") + ORIGINAL_READ_OPTIONS
+        original_command("original_deltafs_read") + ORIGINAL_READ_OPTIONS

@@ -5,7 +5,7 @@
 # (resources.mpi: mpi.mpiexec, or srun under the Slurm profile, config/profiles/slurm).
 import json
 
-from workflows.registry import RESULTS, SYSTEMS
+from workflows.registry import RESULTS, RUN_RULES, SYSTEMS
 
 RUNS_PY = os.path.join(REPO, "core", "bench", "runs.py")
 SLURM_RUN_PY = os.path.join(REPO, "workflows", "bin", "slurm_run.py")
@@ -40,15 +40,16 @@ def run_title(system):
     return f"Run {SYSTEMS[system].run} {SYSTEMS[system].label}"
 
 
-def runs_command(run):
-    """The command line of a run, up to the rule's own options: runs.py `run` with the options
-    that every run shares, its repetition among them (recorded with its other coordinates in
-    each phase document, where workflows/results/runs.py reads them)."""
+def runs_command(rule):
+    """The command line of a run rule, up to the rule's own options: runs.py with the run the
+    registry names for the rule and the options that every run shares, its repetition among
+    them (recorded with its other coordinates in each phase document, where
+    workflows/results/runs.py reads them)."""
     env = " ".join(f"--env {k}={v}" for k, v in sorted(config["store_settings"].items()))
     hostfile = f"--hostfile {config['mpi']['hostfile']}" if config["mpi"]["hostfile"] else ""
     return (
-        f"python3 {SLURM_RUN_PY} {{resources.mpi:q}} python3 {RUNS_PY} {run} --bin {{params.bin}} {hostfile} "
-        f"{env} --timeout {config['job_timeout_s']}{storage_options()} --repetition {{wildcards.rep}}"
+        f"python3 {SLURM_RUN_PY} {{resources.mpi:q}} python3 {RUNS_PY} {RUN_RULES[rule].run} --bin {{params.bin}} "
+        f"{hostfile} {env} --timeout {config['job_timeout_s']}{storage_options()} --repetition {{wildcards.rep}}"
     )
 
 
@@ -84,10 +85,10 @@ def original_title(system):
     return f"Original prototype: {run_title(system)}"
 
 
-def original_command(run):
-    """The command line of one of the original's runs, up to the rule's own options."""
+def original_command(rule):
+    """The command line of one of the original's run rules, up to the rule's own options."""
     env = " ".join(f"--env {k}={v}" for k, v in sorted(config["store_settings"].items()))
     return (
-        f"python3 {ORIGINAL_RUNS_PY} {run} --bin {{params.bin}} --commit {{params.commit}} "
+        f"python3 {ORIGINAL_RUNS_PY} {RUN_RULES[rule].run} --bin {{params.bin}} --commit {{params.commit}} "
         f"--mpiexec {config['mpi']['mpiexec']} {env} --timeout {config['job_timeout_s']} --repetition {{wildcards.rep}}"
     )
