@@ -13,6 +13,7 @@ packages=(
   fio  # the storage floor (workflows/rules/floor.smk): its POSIX engines and, in Debian's build, RADOS
   clang libclang-rt-14-dev  # the wire decoders' fuzz test (scripts/fuzz-wire.sh): clang with libFuzzer
   clang-format  # the core's C++ style (.clang-format), checked by tests/workflow/test_lint.py
+  chromium  # headless, renders the HTML report as a reader sees it (tests/workflow/test_smoke_run.py)
 )
 
 missing=()
