@@ -43,7 +43,6 @@ SERVER_FLAGS = {"skip_fs_checks": 0, "ports_per_rank": 1, "rpc_threads": 2}
 COMPACTOR_COMPAT_FLAGS = {"rpc_async_sender_threads": 16, "rpc_worker_threads": 0, "rpc_batch_min": 4,
                           "rpc_batch_max": 8, "rpc_threads": 2}
 RADOS_SCHEME = "rados://"
-CEPH_DAEMONS = ("ceph-mon", "ceph-mgr", "ceph-osd")
 
 
 class Storage:
@@ -407,8 +406,10 @@ def main():
     stop_on_signals()
     overrides = dict(kv.split("=", 1) for kv in a.env)
     docs, storage, run = [], None, None
-    # With stores in RADOS, this machine's Ceph daemons (a throw-away cluster's) work for the run
-    serving = (lambda: procs.named(CEPH_DAEMONS)) if a.storage_root else list
+    # With stores in RADOS, the daemons of their cluster on this machine (a throw-away
+    # cluster's) work for the run; the configuration the jobs use (the core's order) names it.
+    conf = a.ceph_conf or os.environ.get("DELTAMETA_RADOS_CONF") or os.environ.get("CEPH_CONF")
+    serving = (lambda: procs.ceph_daemons(conf)) if a.storage_root else list
     with open(a.log, "a") as log, Sampler(serving=serving) as sampler:
         try:
             launcher = Launcher(os.path.abspath(a.bin), a.mpiexec, a.hostfile)

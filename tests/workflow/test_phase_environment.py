@@ -13,6 +13,7 @@ import time
 
 import pytest
 from conftest import REPO
+from mpijobs import procs
 
 from workflows.environment import mounts
 from workflows.environment.phase import ENVIRONMENT_COLUMNS, environment_columns
@@ -117,3 +118,59 @@ def running(pid):
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+SAMPLE_ENDING = """
+import json, sys, time
+from mpijobs import Sampler
+pid = int(sys.argv[1])
+with Sampler(period=0.1, serving=lambda: [pid]) as sampler:
+    time.sleep(1.5)
+print(json.dumps([r[3] for r in sampler.readings]))
+"""
+
+
+def test_a_serving_process_that_ends_takes_back_none_of_its_cpu():
+    """A Ceph daemon of another cluster (a busy machine's other tests) may end during a
+    phase: the run's own CPU keeps what it counted of it and never falls (it once fell by
+    the daemon's whole CPU time, which made other processes' share more than every CPU).
+    Here a `yes` of this test's, ended and reaped while the sampler watches it."""
+    hog = subprocess.Popen(["yes"], stdout=subprocess.DEVNULL)
+    try:
+        time.sleep(0.3)  # CPU used before the sampler starts is not the run's
+        sampler = subprocess.Popen([sys.executable, "-c", SAMPLE_ENDING, str(hog.pid)], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True,
+                                   env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "core", "bench")))
+        time.sleep(0.8)
+        used = procs.cpu_seconds(hog.pid)
+    finally:
+        hog.kill()
+        hog.wait()
+    out, err = sampler.communicate(timeout=60)
+    assert sampler.returncode == 0, err
+    own = json.loads(out)
+    assert all(b >= a for a, b in zip(own, own[1:], strict=False)), own
+    assert 0.05 < own[-1] - own[0] < used + 0.2, (own, used)
+
+
+def test_only_the_runs_clusters_daemons_serve_it(tmp_path):
+    """procs.ceph_daemons(conf): the Ceph daemons started with the run's configuration file,
+    not another cluster's on the same machine (processes named as Ceph's daemons, running a
+    script that sleeps, stand in for the daemons' names and arguments)."""
+    started = []
+    try:
+        for name, conf in (("ceph-mon", "ours.conf"), ("ceph-osd", "ours.conf"), ("ceph-osd", "theirs.conf")):
+            script = tmp_path / conf.split(".")[0] / name
+            script.parent.mkdir(exist_ok=True)
+            script.write_text("#!/bin/sh\nsleep 30\n")
+            script.chmod(0o755)
+            started.append(subprocess.Popen([str(script), "-c", str(tmp_path / conf), "-f"]))
+        deadline = time.monotonic() + 10
+        while len(procs.named(procs.CEPH_DAEMONS)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        ours = set(procs.ceph_daemons(str(tmp_path / "ours.conf")))
+        assert {p.pid for p in started[:2]} <= ours and started[2].pid not in ours, (ours, [p.pid for p in started])
+    finally:
+        for p in started:
+            p.kill()
+            p.wait()

@@ -4,6 +4,9 @@ with a way to spare a pid the kernel has meanwhile given to another process."""
 import os
 import signal
 
+CEPH_DAEMONS = ("ceph-mon", "ceph-mgr", "ceph-osd")
+DEFAULT_CEPH_CONF = "/etc/ceph/ceph.conf"  # where Ceph's daemons and clients look without -c or CEPH_CONF
+
 
 def stat(pid):
     """(state, parent pid, start time) of a process, or None once it is gone."""
@@ -83,6 +86,33 @@ def tagged(name, value):
         except OSError:
             continue
     return pids
+
+
+def ceph_daemons(conf):
+    """The live Ceph daemons (ceph-mon, ceph-mgr, ceph-osd) of the cluster whose configuration
+    file is `conf`: those started with it (-c, --conf), or with none where `conf` is Ceph's
+    default, /etc/ceph/ceph.conf. Other clusters' daemons on this machine are left out."""
+    wanted = os.path.realpath(conf or DEFAULT_CEPH_CONF)
+    pids = []
+    for pid in named(CEPH_DAEMONS):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                args = f.read().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        if os.path.realpath(_conf_of(args)) == wanted:
+            pids.append(pid)
+    return pids
+
+
+def _conf_of(args):
+    """The configuration file a Ceph daemon's arguments name, Ceph's default without one."""
+    for i, arg in enumerate(args):
+        if arg in ("-c", "--conf") and i + 1 < len(args):
+            return args[i + 1]
+        if arg.startswith("--conf="):
+            return arg.split("=", 1)[1]
+    return DEFAULT_CEPH_CONF
 
 
 def named(programs):

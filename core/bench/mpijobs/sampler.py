@@ -34,12 +34,28 @@ def _load_1m():
         return float(f.read().split()[0])
 
 
-def _own_cpu_s(serving):
-    """CPU seconds used so far by this process and every process below it, live or ended,
-    and by the processes `serving()` names."""
+def _tree_cpu_s():
+    """CPU seconds used so far by this process and every process below it, live or ended."""
     t = os.times()
     return t.user + t.system + t.children_user + t.children_system + sum(
-        procs.cpu_seconds(pid) for pid in procs.process_tree(os.getpid()) + serving())
+        procs.cpu_seconds(pid) for pid in procs.process_tree(os.getpid()))
+
+
+class _ServingCpu:
+    """CPU seconds the processes `names()` lists used while this run watched them: each counts
+    from its first reading on, by its own increments, so one that starts or ends between two
+    readings (another test's Ceph daemon, on a busy machine) neither adds the CPU it used
+    before nor takes back the CPU it used in all (which made the run's own share fall below
+    zero and the other processes' rise above all the CPUs)."""
+
+    def __init__(self, names):
+        self.names, self.seen, self.total = names, {}, 0.0
+
+    def __call__(self):
+        now = {pid: procs.cpu_seconds(pid) for pid in self.names()}
+        self.total += sum(max(cpu - self.seen[pid], 0.0) for pid, cpu in now.items() if pid in self.seen)
+        self.seen = now
+        return self.total
 
 
 def _shm():
@@ -57,13 +73,13 @@ class Sampler:
     daemons of this machine that hold its stores)."""
 
     def __init__(self, period=PERIOD_S, serving=list):
-        self.period, self.readings, self.serving = period, [], serving
+        self.period, self.readings, self.serving = period, [], _ServingCpu(serving)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="sampler", daemon=True)
         self.shm = None
 
     def read(self):
-        self.readings.append([time.time(), _cpu_line(), _load_1m(), _own_cpu_s(self.serving)])
+        self.readings.append([time.time(), _cpu_line(), _load_1m(), _tree_cpu_s() + self.serving()])
 
     def _loop(self):
         while not self._stop.wait(self.period):
