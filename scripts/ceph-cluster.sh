@@ -2,8 +2,11 @@
 # A throw-away single-node Ceph cluster for tests and the workflow: one monitor and one
 # in-memory OSD on 127.0.0.1 (messenger v2), no systemd, no authentication, everything
 # (config, data, logs, PIDs) in one directory. Ready in a few seconds.
-#   scripts/ceph-cluster.sh start DIR [--port N] [--pool NAME] [--memory-mb N]
+#   scripts/ceph-cluster.sh start DIR [--port N] [--pool NAME] [--memory-mb N] [--cephfs]
 #   scripts/ceph-cluster.sh stop DIR
+# --cephfs adds a CephFS: one MDS (ceph-mds in the foreground) and the file system
+# "deltameta" on the pools deltameta-fs-metadata and deltameta-fs-data; `stop` stops the
+# MDS first and removes its folder DIR/mds.
 #   scripts/ceph-cluster.sh osd-stop DIR [--kill]   the OSD only: SIGTERM (or SIGKILL)
 #   scripts/ceph-cluster.sh osd-start DIR           the OSD again, once it is active
 # `start` prints the lines to reach it (CEPH_CONF=..., pool) and writes them to DIR/env.
@@ -15,7 +18,7 @@ set -euo pipefail
 die() { echo "ceph-cluster: $*" >&2; exit 1; }
 
 usage() {
-  die "usage: $0 start DIR [--port N] [--pool NAME] [--memory-mb N] | stop DIR | osd-stop DIR [--kill] | osd-start DIR"
+  die "usage: $0 start DIR [--port N] [--pool NAME] [--memory-mb N] [--cephfs] | stop DIR | osd-stop DIR [--kill] | osd-start DIR"
 }
 
 free_port() {
@@ -68,21 +71,40 @@ run_osd() {
   echo $! > "$dir/osd.pid"
 }
 
+mds_active() {
+  cli mds stat | grep -q "=up:active"
+}
+
+# Adds the MDS and the file system deltameta on two new pools, and waits for it to be active.
+start_cephfs() {
+  local out
+  out=$(cli osd pool create deltameta-fs-metadata 8 2>&1 && cli osd pool create deltameta-fs-data 8 2>&1 &&
+        cli fs new deltameta deltameta-fs-metadata deltameta-fs-data 2>&1) ||
+    die "making the file system deltameta failed: $(echo "$out" | tail -n 1)"
+  mkdir -p "$dir/mds"
+  ceph-mds -c "$dir/ceph.conf" -i a -f >>"$dir/log/mds.a.stdout" 2>&1 &
+  echo $! > "$dir/mds.pid"
+  wait_for 60 "the MDS becoming active" mds_active
+  echo "CEPHFS=deltameta" >> "$dir/env"
+}
+
 osd_active() {
   timeout 25 ceph --admin-daemon "$dir/run/osd.0.asok" status 2>/dev/null | grep -q '"state": "active"'
 }
 
 start() {
-  local port="" pool=deltameta memory_mb=1024
+  local port="" pool=deltameta memory_mb=1024 cephfs=0
   while [ $# -gt 0 ]; do
     case "$1" in
       --port) port=$2; shift 2 ;;
       --pool) pool=$2; shift 2 ;;
       --memory-mb) memory_mb=$2; shift 2 ;;
+      --cephfs) cephfs=1; shift ;;
       *) usage ;;
     esac
   done
   command -v ceph-mon >/dev/null || die "ceph-mon not found: run scripts/install-deps.sh"
+  [ $cephfs = 0 ] || command -v ceph-mds >/dev/null || die "ceph-mds not found (--cephfs needs it): run scripts/install-deps.sh"
   [ ! -e "$dir/mon.pid" ] || die "$dir already holds a cluster: stop it first ($0 stop $dir)"
   # Clusters started at the same time (tests run side by side) must not pick the same free
   # port: the choice is made under a host-wide lock, held until the monitor listens.
@@ -111,6 +133,8 @@ log file = $dir/log/\$name.log
 mon data = $dir/mon
 [osd.0]
 osd data = $dir/osd
+[mds.a]
+mds data = $dir/mds
 CONF
   monmaptool --create --clobber --fsid "$fsid" --addv a "[v2:127.0.0.1:$port]" "$dir/monmap" >/dev/null
   ceph-mon -c "$dir/ceph.conf" -i a --mkfs --monmap "$dir/monmap" >/dev/null 2>&1 ||
@@ -130,7 +154,9 @@ CONF
   cli osd pool create "$pool" 8 >/dev/null 2>&1
   wait_for 60 "pool $pool accepting writes" bash -c \
     "echo ok | timeout 25 rados -c '$dir/ceph.conf' -p '$pool' put ceph-cluster-ready -"
-  printf 'CEPH_CONF=%s\nCEPH_POOL=%s\nCEPH_MON=127.0.0.1:%s\n' "$dir/ceph.conf" "$pool" "$port" | tee "$dir/env"
+  printf 'CEPH_CONF=%s\nCEPH_POOL=%s\nCEPH_MON=127.0.0.1:%s\n' "$dir/ceph.conf" "$pool" "$port" > "$dir/env"
+  [ $cephfs = 0 ] || start_cephfs
+  cat "$dir/env"
 }
 
 [ $# -ge 2 ] || usage
@@ -140,13 +166,15 @@ shift 2
 case "$cmd" in
   start)
     if ! (start "$@"); then
-      stop_pid osd; stop_pid mon
+      stop_pid mds; stop_pid osd; stop_pid mon; rm -rf "$dir/mds"
       exit 1
     fi ;;
   stop)
     [ $# -eq 0 ] || usage
+    stop_pid mds   # clients' sessions end with it; it flushes its journal to the OSD
     stop_pid osd   # the OSD before the monitor, or it waits for a monitor that is gone
-    stop_pid mon ;;
+    stop_pid mon
+    rm -rf "$dir/mds" ;;
   osd-stop)
     [ -f "$dir/osd.pid" ] || die "no OSD of $dir is running"
     case "${1:-}" in

@@ -8,6 +8,7 @@ packages=(
   librocksdb-dev libsnappy-dev
   libasio-dev nlohmann-json3-dev libgtest-dev
   ceph-mon ceph-osd ceph-common librados-dev
+  ceph-mds libcephfs-dev  # CephFS, the production baseline (scripts/ceph-cluster.sh --cephfs; issue 36)
   munge slurmctld slurmd slurm-client  # the Slurm profile's one-host test cluster (scripts/slurm-cluster.sh)
   valgrind
   fio  # the storage floor (workflows/rules/floor.smk): its POSIX engines and, in Debian's build, RADOS

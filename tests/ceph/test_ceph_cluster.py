@@ -1,6 +1,9 @@
 """scripts/ceph-cluster.sh: a throw-away single-node Ceph cluster starts, stores and returns
 objects, refuses a taken port or a second start, stops and starts its OSD alone (for the
-fault tests, core/tests/integration/test_rados_faults.py), and stops leaving no daemon behind."""
+fault tests, core/tests/integration/test_rados_faults.py), and stops leaving no daemon behind;
+with --cephfs it adds an active MDS and a file system, stopped and removed with it, and a
+CephFS that cannot start is one line with nothing left running."""
+import json
 import os
 import socket
 import subprocess
@@ -17,7 +20,7 @@ def cluster(*args, timeout=180):
 
 def daemon_pids(d):
     pids = []
-    for name in ("mon", "osd"):
+    for name in ("mon", "osd", "mds"):
         path = os.path.join(d, name + ".pid")
         if os.path.exists(path):
             pids.append(int(open(path).read()))
@@ -87,3 +90,51 @@ def test_osd_stops_and_starts_alone(running):
     stopped = cluster("osd-stop", d)
     assert stopped.returncode == 0, stopped.stderr
     assert not alive(again[1]) and alive(mon)
+
+
+def processes_of(d):
+    """Every process whose command line names the cluster directory."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if d.encode() in open(f"/proc/{pid}/cmdline", "rb").read() and alive(int(pid)):
+                found.append(int(pid))
+        except OSError:
+            pass
+    return found
+
+
+def test_cephfs_starts_active_and_stops_leaving_nothing(tmp_path):
+    d = str(tmp_path / "ceph")
+    res = cluster("start", d, "--cephfs")
+    try:
+        assert res.returncode == 0, res.stderr
+        assert "CEPHFS=deltameta" in res.stdout.split()
+        pids = daemon_pids(d)
+        assert len(pids) == 3 and all(alive(p) for p in pids) and os.path.isdir(os.path.join(d, "mds"))
+        ceph = ["ceph", "-c", os.path.join(d, "ceph.conf"), "--connect-timeout", "20"]
+        fs = json.loads(subprocess.run(ceph + ["fs", "ls", "--format=json"], check=True, capture_output=True,
+                                       text=True, timeout=30).stdout)
+        assert [(f["name"], f["metadata_pool"], f["data_pools"]) for f in fs] == \
+            [("deltameta", "deltameta-fs-metadata", ["deltameta-fs-data"])]
+        mds = subprocess.run(ceph + ["mds", "stat"], check=True, capture_output=True, text=True, timeout=30).stdout
+        assert "=up:active" in mds
+    finally:
+        stopped = cluster("stop", d)
+    assert stopped.returncode == 0, stopped.stderr
+    assert not [p for p in pids if alive(p)] and processes_of(d) == []
+    assert daemon_pids(d) == [] and not os.path.exists(os.path.join(d, "mds"))
+
+
+def test_cephfs_without_ceph_mds_is_one_line(tmp_path):
+    bin_dir = tmp_path / "bin"  # what the script needs before the check, and no ceph-mds
+    bin_dir.mkdir()
+    for tool in ("ceph-mon", "mkdir", "rm"):
+        os.symlink(subprocess.run(["which", tool], capture_output=True, text=True).stdout.strip(), bin_dir / tool)
+    res = subprocess.run(["/bin/bash", SCRIPT, "start", str(tmp_path / "c"), "--cephfs"], capture_output=True,
+                         text=True, timeout=60, env={"PATH": str(bin_dir)})
+    assert res.returncode == 1
+    assert res.stderr.splitlines() == \
+        ["ceph-cluster: ceph-mds not found (--cephfs needs it): run scripts/install-deps.sh"]
+    assert daemon_pids(str(tmp_path / "c")) == []
+
