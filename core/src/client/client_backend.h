@@ -4,10 +4,11 @@
 //                  owners ingest at commit (IndexFS with bulk insertion); lstats are RPCs
 //   LocalBackend - the rank's own store, no servers (DeltaFS write phase); creates are
 //                  batched like a buffered write-ahead log
+//   CephfsBackend - CephFS through libcephfs, the production baseline (cephfs_backend.h)
 // This header has the interface, the server set and the RPC backend, which need no
-// store; the other two are in store_backends.h. A backend is used by one thread. A false return means the transport or
-// store failed
-// (*error says how); the job cannot go on.
+// store; the store-backed two are in store_backends.h. A backend is used by one thread.
+// A false return means the transport or store failed (*error says how); the job cannot
+// go on.
 #pragma once
 
 #include <memory>
@@ -28,12 +29,16 @@ class ClientBackend {
   virtual bool Lstat(uint64_t dir_id, std::string_view name, FileStat* stat, OpStatus* status, std::string* error) = 0;
   // Makes the phase's creates durable and visible (part of the timed write phase).
   virtual bool Commit(std::string* error) = 0;
-  // Entries in the rank's own store (LocalBackend); 0 for backends without one. False
-  // with *error if the store could not be read whole.
+  // Entries this rank counts for --verify_total where there are no servers: its own store
+  // (LocalBackend), or the directory it counts (CephfsBackend); 0 for the others. False
+  // with *error if they could not be counted.
   virtual bool LocalEntries(uint64_t* entries, std::string*) {
     *entries = 0;
     return true;
   }
+  // True if the file system picks inode numbers (CephFS): an lstat's ino is then checked
+  // to be set, not to be the workload's.
+  virtual bool AssignsInodes() const { return false; }
 };
 
 // Connections to every server of a job, found through its info endpoint.

@@ -17,6 +17,11 @@ void RegisterClientFlags(FlagSet* f, ClientFlags* c) {
   f->Bool("bk", &c->bk, "bulk insertion: write sorted tables under --db, servers ingest them at commit");
   f->String("db", &c->db, "with --bk: table directory; with --fs_use_local: the ranks' store root (<db>/r<rank>)");
   f->Bool("fs_use_local", &c->fs_use_local, "DeltaFS: each rank uses its own store under --db, no servers");
+  f->Bool("cephfs", &c->cephfs,
+          "CephFS through libcephfs (the cluster of CEPH_CONF), the production baseline: no servers of ours");
+  f->String("cephfs_dir", &c->cephfs_dir,
+            "with --cephfs: the run's directory in CephFS (without --share_dir, ranks use its r<rank>)");
+  f->String("cephfs_name", &c->cephfs_name, "with --cephfs: the file system (empty: the cluster's default)");
   f->Bool("use_existing_fs", &c->use_existing_fs,
           "the namespace exists already (read an existing --fs_use_local store read-only)");
   f->String("info_svr_uri", &c->info_svr_uri, "the servers' info endpoint");
@@ -35,6 +40,9 @@ void RegisterClientFlags(FlagSet* f, ClientFlags* c) {
 
 std::string CheckClientFlags(const ClientFlags& f) {
   if (f.bk && f.fs_use_local) return "--bk=1 and --fs_use_local=1 exclude each other: pick one design";
+  if (f.cephfs && (f.bk || f.fs_use_local)) return "--cephfs=1 excludes --bk=1 and --fs_use_local=1: pick one design";
+  if (f.cephfs && (f.cephfs_dir.empty() || f.cephfs_dir[0] != '/' || f.cephfs_dir == "/"))
+    return "--cephfs_dir must be an absolute path below / (e.g. /deltameta)";
   if ((f.bk || f.fs_use_local) && f.db.empty()) return "--db is required with --bk=1 or --fs_use_local=1";
   if (f.write_phases == 0 && f.read_phases == 0) return "nothing to do: --write_phases=0 and --read_phases=0";
   if (f.fs_use_local && f.write_phases == 0 && !f.use_existing_fs)
@@ -56,7 +64,11 @@ void PrintClientHeader(const ClientFlags& f, const StoreOptions& o, int ranks) {
   std::printf("Num ranks:          %d\n", ranks);
   std::printf("Fs use existing:    %d (prepare_run=%s)\n", f.use_existing_fs, f.use_existing_fs ? "lstat" : "mkdir");
   std::printf("Fs use local:       %d\n", f.fs_use_local);
-  std::printf("Fs infosvr locatio: %s\n", f.fs_use_local ? "N/A" : f.info_svr_uri.c_str());
+  std::printf("Fs infosvr locatio: %s\n", f.fs_use_local || f.cephfs ? "N/A" : f.info_svr_uri.c_str());
+  if (f.cephfs) {
+    std::printf("CephFS:             %s in %s\n", f.cephfs_name.empty() ? "(default)" : f.cephfs_name.c_str(),
+                f.cephfs_dir.c_str());
+  }
   std::printf("Fs skip checks:     %d\n", f.skip_fs_checks);
   if (f.fs_use_local) {
     std::printf("RPC timeout:        N/A\n");
@@ -71,7 +83,7 @@ void PrintClientHeader(const ClientFlags& f, const StoreOptions& o, int ranks) {
               static_cast<long long>(f.read_phases));
   std::printf("Random key order:   %d\n", f.random_order);
   std::printf("Share dir:          %d\n", f.share_dir);
-  if (!f.fs_use_local) std::printf("CPU affinity:       %d\n", f.cpu_affinity);
+  if (!f.fs_use_local && !f.cephfs) std::printf("CPU affinity:       %d\n", f.cpu_affinity);
   if (f.fs_use_local) std::printf("CLIENT DB:\n%sDb: %s/r<rank>\n", o.HeaderText().c_str(), f.db.c_str());
   std::printf("------------------------------------------------\n");
   std::fflush(stdout);

@@ -22,6 +22,9 @@ struct ClientFlags {
   bool bk = false;
   std::string db;
   bool fs_use_local = false;
+  bool cephfs = false;
+  std::string cephfs_dir = "/deltameta";
+  std::string cephfs_name;
   bool use_existing_fs = false;
   std::string info_svr_uri = "tcp://127.0.0.1:10086";
   std::string rpc_transport = "auto";

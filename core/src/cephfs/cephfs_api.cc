@@ -1,0 +1,45 @@
+// Loading libcephfs at run time: see cephfs_api.h.
+#include "cephfs/cephfs_api.h"
+
+#include <dlfcn.h>
+
+#include <mutex>
+
+namespace deltameta {
+namespace {
+
+CephfsApi the_api;
+
+// Fills the_api; "" on success, else why not.
+std::string Load() {
+  // The library this build was configured with, then whichever the loader finds.
+  void* lib = nullptr;
+  std::string tried;
+  for (const char* name : {DELTAMETA_LIBCEPHFS_PATH, "libcephfs.so.2"}) {
+    lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (lib != nullptr) break;
+    tried += std::string(tried.empty() ? "" : "; ") + dlerror();
+  }
+  if (lib == nullptr) return "--cephfs=1 needs libcephfs, which cannot be loaded (" + tried + "): install libcephfs2";
+#define DELTAMETA_CEPHFS_RESOLVE(name)                                   \
+  the_api.name = reinterpret_cast<decltype(&::name)>(dlsym(lib, #name)); \
+  if (the_api.name == nullptr) return "the libcephfs found lacks " #name ": install libcephfs2 16.2 or later";
+  DELTAMETA_CEPHFS_CALLS(DELTAMETA_CEPHFS_RESOLVE)
+#undef DELTAMETA_CEPHFS_RESOLVE
+  return "";
+}
+
+}  // namespace
+
+const CephfsApi* LoadLibcephfs(std::string* error) {
+  static std::once_flag once;
+  static std::string failure;
+  std::call_once(once, [] { failure = Load(); });
+  if (!failure.empty()) {
+    *error = failure;
+    return nullptr;
+  }
+  return &the_api;
+}
+
+}  // namespace deltameta
