@@ -23,7 +23,7 @@ namespace deltameta {
   X(ceph_mount)                   \
   X(ceph_mount_perms_set)         \
   X(ceph_opendir)                 \
-  X(ceph_readdir)                 \
+  X(ceph_readdir_r)               \
   X(ceph_release)                 \
   X(ceph_select_filesystem)       \
   X(ceph_statx)                   \

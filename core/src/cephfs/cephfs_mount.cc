@@ -102,11 +102,13 @@ bool CephfsMount::CountEntries(const std::string& path, uint64_t* entries, std::
     return false;
   }
   *entries = 0;
-  while (const dirent* e = api_->ceph_readdir(mount_, dir)) {
-    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) ++*entries;
+  dirent e;
+  while ((r = api_->ceph_readdir_r(mount_, dir, &e)) == 1) {
+    if (std::strcmp(e.d_name, ".") != 0 && std::strcmp(e.d_name, "..") != 0) ++*entries;
   }
   api_->ceph_closedir(mount_, dir);
-  return true;
+  if (r < 0) *error = "cannot list the CephFS directory " + path + ": " + Why(r);
+  return r == 0;
 }
 
 }  // namespace deltameta
