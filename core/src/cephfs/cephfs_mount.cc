@@ -39,12 +39,10 @@ std::unique_ptr<CephfsMount> CephfsMount::Open(const std::string& fs_name, uint3
     return nullptr;
   }
   const std::string timeout = std::to_string(timeout_s);
-  for (const char* option : {"client_mount_timeout", "rados_mon_op_timeout", "rados_osd_op_timeout"}) {
-    r = api->ceph_conf_set(mount, option, timeout.c_str());
-    if (r < 0) {
-      *error = std::string("cannot set ") + option + ": " + Why(r);
-      return nullptr;
-    }
+  r = api->ceph_conf_set(mount, "client_mount_timeout", timeout.c_str());  // reaching the monitor, then the MDS
+  if (r < 0) {
+    *error = "cannot set client_mount_timeout: " + Why(r);
+    return nullptr;
   }
   if (!fs_name.empty() && (r = api->ceph_select_filesystem(mount, fs_name.c_str())) < 0) {
     *error = "cannot select CephFS file system " + fs_name + ": " + Why(r);
