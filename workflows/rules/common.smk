@@ -35,7 +35,7 @@ REPS = range(1, config["repetitions"] + 1)
 STORAGE = config["storage"]
 UNKNOWN_SYSTEMS = [s for s in config["systems"] if s not in SYSTEMS]
 IMPLS = config["implementations"]
-ORIGINAL_REFUSED = original_refusal(IMPLS, STORAGE)
+ORIGINAL_REFUSED = original_refusal(IMPLS, STORAGE, config["original"])
 if ORIGINAL_REFUSED:
     raise WorkflowError(ORIGINAL_REFUSED)
 if UNKNOWN_SYSTEMS:
