@@ -259,24 +259,26 @@ class GuideTools:
     the IndexFS runs (servers, then the client's insert and lstat phases), and DeltaFS's write,
     parallel compaction and read. `a` holds the scale (ranks, n, servers, readers), mpiexec,
     info_port, ready_timeout, stop_timeout and keep_stores; jobs run in `work`, with the store
-    settings `env` (DELTAFS_Db_*: both implementations read them) over the guide's."""
+    settings `env` (DELTAFS_Db_*: both implementations read them) over the guide's, and
+    `store_flags` on every tool's command line (the original's --env_use_rados=1 on RADOS)."""
 
-    def __init__(self, key, bin_dir, a, work, env=None):
+    def __init__(self, key, bin_dir, a, work, env=None, store_flags=None):
         self.key, self.a, self.work, self.overrides = key, a, work, dict(env or {})
+        self.store_flags = dict(store_flags or {})
         self.launcher = Launcher(bin_dir, a.mpiexec, names=TOOL_NAMES[key])
         self.uri = f"tcp://127.0.0.1:{a.info_port}"
         self.port_flags = {} if a.info_port == GUIDE_INFO_PORT else {"info_port": a.info_port}
 
     def servers(self, jobs, name, ranks, env, server_flags):
         return Servers(jobs, self.launcher, name, ranks, dict(env, **self.overrides),
-                       dict(server_flags, **self.port_flags), self.work,
+                       dict(server_flags, **self.port_flags, **self.store_flags), self.work,
                        self.a.info_port, self.a.ready_timeout, self.a.stop_timeout)
 
     def client(self, jobs, name, env, client_flags, expect, servers=None):
         """The client job `name` (beside the servers job `servers`, if any): its results,
         each phase with the CPU seconds of the client's and the servers' ranks over it."""
-        job = jobs.run(self.launcher, name, self.a.ranks, dict(env, **self.overrides), "client", client_flags,
-                       self.work)
+        job = jobs.run(self.launcher, name, self.a.ranks, dict(env, **self.overrides), "client",
+                       dict(client_flags, **self.store_flags), self.work)
         return with_cpu(results(job, {phase: self.a.ranks * self.a.n for phase in expect}), jobs, name, servers)
 
     def indexfs(self, jobs, name, root, bulk=False):
@@ -298,7 +300,8 @@ class GuideTools:
     def deltafs_compact(self, jobs, name, origin, compacted):
         job = jobs.run(self.launcher, name + "-compact", self.a.readers, dict(COMPACTOR_ENV, **self.overrides),
                        "compactor",
-                       dict({"src_dir": origin, "dst_dir": compacted}, **COMPACTOR_COMPAT_FLAGS), self.work)
+                       dict({"src_dir": origin, "dst_dir": compacted}, **COMPACTOR_COMPAT_FLAGS, **self.store_flags),
+                       self.work)
         got = with_cpu(results(job, {"mapreduce": self.a.ranks * self.a.n}), jobs, name + "-compact", None)
         return {"compaction": got["mapreduce"]}
 

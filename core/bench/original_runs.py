@@ -14,16 +14,25 @@ CPU seconds of the client (or compactor) ranks and of the servers' ranks are sam
 machine's readings around its phase (`environment`, mpijobs.sampler, as runs.py's do), the
 phase taken to end when its result line was seen. The servers
 listen on a free port of this host (--info-port, default: one the kernel picks), since the
-guide's fixed 10086 may be taken by anything else on the machine."""
+guide's fixed 10086 may be taken by anything else on the machine.
+
+With --storage-root rados://test/PREFIX every store is in RADOS, where the original's tools
+put it with --env_use_rados=1 (original_rados.py: its fixed pool `test`, CEPH_ARGS, the conf
+file it reads): a store the rules would keep at results/X is its RADOS directory /PREFIX/X
+(runs.py's naming, --storage-base), cleared before a phase writes it; the IndexFS runs remove
+their stores when done, and the DeltaFS origin and compacted outputs are marker directories
+as ours are (runs.py MARKER)."""
 import argparse
+import contextlib
 import os
 import shutil
 import sys
 import time
 
+import original_rados
 from guide import TOOL_NAMES, GuideTools, Jobs, free_port
-from mpijobs import JobError, Sampler, stop_on_signals
-from runs import RUNS, add_run_arguments, coordinates, write_docs
+from mpijobs import JobError, Sampler, procs, stop_on_signals
+from runs import RADOS_SCHEME, RUNS, Storage, add_run_arguments, coordinates, write_docs
 
 
 def document(phase, r, ranks, commit):
@@ -36,25 +45,57 @@ def document(phase, r, ranks, commit):
             "build": {"git_revision": commit[:12], "implementation": "deltafs-proto"}, "placement": {"hosts": 1}}
 
 
-def run(a, tools, jobs):
+class Stores:
+    """Where the run's stores are: local directories, or with `storage` (runs.Storage on a
+    rados://test/PREFIX root) RADOS directories /PREFIX/..., which the original's tools take
+    as store paths."""
+
+    def __init__(self, storage, log, timeout):
+        self.storage, self.log, self.timeout = storage, log, timeout
+        self.uris = {}
+
+    def path(self, uri):
+        return uri[len(RADOS_SCHEME + original_rados.POOL):] if uri.startswith(RADOS_SCHEME) else uri
+
+    def output(self, name, local):
+        """A store the phase writes at the rules' `local` path, emptied first."""
+        if not self.storage:
+            shutil.rmtree(local, ignore_errors=True)
+            return os.path.abspath(local)
+        shutil.rmtree(local, ignore_errors=True)
+        self.uris[name] = self.storage.location(local)
+        self.remove(self.uris[name])
+        return self.path(self.uris[name])
+
+    def input(self, local):
+        return self.path(self.storage.input_store(local)) if self.storage else os.path.abspath(local)
+
+    def remove(self, location):
+        if location.startswith(RADOS_SCHEME):
+            original_rados.remove(self.storage.ceph_conf, self.path(location), self.timeout, self.log)
+        else:
+            shutil.rmtree(location, ignore_errors=True)
+
+
+def run(a, tools, jobs, stores):
     """The phases of run `a.run`: [(phase, result)]."""
     name = a.run
     if a.run in ("indexfs", "indexfs-bulk"):
-        root = os.path.join(a.work, "stores")
-        shutil.rmtree(root, ignore_errors=True)
-        os.makedirs(root)
+        local = os.path.join(a.work, "stores")
+        root = stores.output("stores", local)
+        if not stores.storage:
+            os.makedirs(root)
         got = tools.indexfs(jobs, name, root, bulk=a.run == "indexfs-bulk")
         if not a.keep_stores:
-            shutil.rmtree(root, ignore_errors=True)
+            stores.remove(stores.uris.get("stores", root))
         return [("insert", got["insert"]), ("lstat", got["lstat"])]
     if a.run == "deltafs-write":
-        shutil.rmtree(a.origin, ignore_errors=True)
-        return [("insert", tools.deltafs_write(jobs, name, os.path.abspath(a.origin))["insert"])]
+        got = tools.deltafs_write(jobs, name, stores.output("origin", a.origin))
+        return [("insert", got["insert"])]
     if a.run == "deltafs-compact":
-        shutil.rmtree(a.compacted, ignore_errors=True)
-        return [("compaction", tools.deltafs_compact(jobs, name, os.path.abspath(a.origin),
-                                                     os.path.abspath(a.compacted))["compaction"])]
-    return [("lstat", tools.deltafs_read(jobs, name, os.path.abspath(a.compacted))["lstat"])]
+        got = tools.deltafs_compact(jobs, name, stores.input(a.origin), stores.output("compacted", a.compacted))
+        return [("compaction", got["compaction"])]
+    return [("lstat", tools.deltafs_read(jobs, name, stores.input(a.compacted))["lstat"])]
 
 
 def copy_logs(jobs_dir, log):
@@ -72,7 +113,19 @@ def main():
     p.add_argument("--commit", default="unknown", help="the original's commit, recorded in every document")
     p.add_argument("--info-port", type=int, default=0, help="servers' info port (default: a free one)")
     p.add_argument("--keep-stores", action="store_true", help="keep the IndexFS runs' stores")
+    p.add_argument("--storage-root", metavar=f"rados://{original_rados.POOL}/PREFIX",
+                   help=f"keep every store in RADOS below this root (pool {original_rados.POOL}, fixed in the "
+                        "original's source; default: local directories)")
+    p.add_argument("--storage-base", default=".", metavar="DIR",
+                   help="the local directory --storage-root stands for: a store path DIR/x is ROOT/x")
+    p.add_argument("--ceph-conf", metavar="PATH", help="with --storage-root: the cluster's ceph.conf (its client "
+                   "settings go to every job as CEPH_ARGS)")
     a = p.parse_args()
+    if a.storage_root and not a.storage_root.startswith(f"{RADOS_SCHEME}{original_rados.POOL}/"):
+        p.error(f"--storage-root {a.storage_root}: the original's tools store in pool {original_rados.POOL} only "
+                f"(fixed in their source): give rados://{original_rados.POOL}/PREFIX")
+    if a.storage_root and not a.ceph_conf:
+        p.error("--storage-root needs --ceph-conf, the cluster's ceph.conf")
     if a.run.startswith("deltafs") and not (a.origin if a.run != "deltafs-read" else a.compacted):
         p.error(f"{a.run} needs --origin" if a.run != "deltafs-read" else "deltafs-read needs --compacted")
     if a.run == "deltafs-compact" and not a.compacted:
@@ -89,24 +142,38 @@ def main():
     jobs_dir = os.path.join(a.work, "jobs")
     shutil.rmtree(jobs_dir, ignore_errors=True)
     os.makedirs(jobs_dir)
+    env = dict(kv.split("=", 1) for kv in a.env)
+    try:
+        if a.storage_root:
+            env["CEPH_ARGS"] = original_rados.ceph_args(a.ceph_conf)
+    except (OSError, original_rados.RadosError) as e:
+        sys.exit(f"original_runs: --ceph-conf {a.ceph_conf}: {e}")
     jobs = Jobs(jobs_dir, a.timeout, TOOL_NAMES["original"].values())
-    tools = GuideTools("original", os.path.abspath(a.bin), scale, a.work,
-                       dict(kv.split("=", 1) for kv in a.env))
-    failed = None
-    with Sampler() as sampler:
+    tools = GuideTools("original", os.path.abspath(a.bin), scale, a.work, env,
+                       {"env_use_rados": 1} if a.storage_root else {})
+    failed, stores = None, None
+    # With stores in RADOS, this machine's Ceph daemons (a throw-away cluster's) work for the run
+    serving = (lambda: procs.ceph_daemons(a.ceph_conf)) if a.storage_root else list
+    with open(a.log, "a") as log, Sampler(serving=serving) as sampler:
+        storage = Storage(None, log, a.timeout, a.storage_root, a.storage_base, a.ceph_conf) if a.storage_root else None
+        stores = Stores(storage, log, a.timeout)
         try:
-            phases = run(a, tools, jobs)
-        except JobError as e:
+            with original_rados.FixedConf() if storage else contextlib.nullcontext():
+                phases = run(a, tools, jobs, stores)
+            for key, local in (("origin", a.origin), ("compacted", a.compacted)):
+                if storage and key in stores.uris:
+                    storage.mark(local, stores.uris[key])
+        except (JobError, original_rados.RadosError) as e:
             failed = str(e)
         finally:
             jobs.kill_all()
-            with open(a.log, "a") as log:
-                copy_logs(jobs_dir, log)
+            copy_logs(jobs_dir, log)
     if failed:
         sys.exit(f"original_runs: {failed}")
     ranks = a.servers if a.run == "deltafs-compact" else a.ranks
-    write_docs(a.out, a.run, [document(phase, r, ranks, a.commit) for phase, r in phases], sampler,
-               {"backend": "posix", "stores": {}}, coordinates=coordinates(a, "original"))
+    backend = {"backend": "rados", "stores": stores.uris} if a.storage_root else {"backend": "posix", "stores": {}}
+    write_docs(a.out, a.run, [document(phase, r, ranks, a.commit) for phase, r in phases], sampler, backend,
+               coordinates=coordinates(a, "original"))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""The original DeltaFS prototype's stores in Ceph RADOS (storage: rados). Its tools take
+--env_use_rados=1, and nothing else of RADOS: the conf file (/tmp/ceph.conf), the pool
+(`test`), the user (client.admin) and the cluster name are fixed in its source. So:
+
+- its jobs reach the cluster through CEPH_ARGS, which librados applies over the conf file it
+  reads: every setting of the [global], [client] and [client.admin] sections of the cluster's
+  ceph.conf (ceph_args);
+- librados refuses a conf file that is not there, so while a run needs /tmp/ceph.conf and there
+  is none, a placeholder holding one comment line (PLACEHOLDER) stands in for it; runs share it
+  under a shared flock and the last one done removes it (FixedConf); a /tmp/ceph.conf of
+  someone else's is used as it is and never removed (CEPH_ARGS still wins for every key set);
+- its RADOS env stores the file F of a store directory D as the object named D with every /
+  as _, then _F; so everything below a directory P is the objects whose names begin with
+  P's name so made plus _ (object_prefix), which `remove` lists and removes by exact name.
+
+Also a command line: `original_rados.py sweep CONF PREFIX` removes every object of the
+original's runs below rados.prefix PREFIX (its runs' folder, /PREFIX/runs/original) from pool
+`test` of the cluster of CONF, and fails if one is left; the workflow runs it when an invocation
+ends (workflows/launch/rados_stores.py)."""
+import argparse
+import fcntl
+import os
+import subprocess
+import sys
+
+POOL = "test"  # FLAGS_rados_pool of deltafs_bm_svr, deltafs_bm_cli and parallel_compactor
+USER = "admin"  # their FLAGS_rados_cli_name, client.admin
+CONF_PATH = "/tmp/ceph.conf"  # their FLAGS_rados_conf
+PLACEHOLDER = ("# deltameta: a placeholder for the conf file the original DeltaFS prototype reads; its settings "
+               "come from CEPH_ARGS (core/bench/original_rados.py)\n")
+RUNS_FOLDER = "runs/original"  # below the storage base (results/): where the original's runs keep their stores
+CLIENT_SECTIONS = ("global", "client", f"client.{USER}")
+BATCH = 64
+
+
+class RadosError(Exception):
+    """The original's stores cannot be reached or removed; the message names the fix."""
+
+
+def ceph_args(conf):
+    """CEPH_ARGS holding the client settings of the ceph.conf `conf`, one --key=value each."""
+    args, section = [], None
+    with open(conf) as f:
+        for raw in f:
+            line = raw.strip()
+            if not line or line[0] in "#;":
+                continue
+            if line.startswith("["):
+                section = line.strip("[]").strip()
+                continue
+            key, sep, value = line.partition("=")
+            if not sep or section not in CLIENT_SECTIONS:
+                continue
+            key, value = "_".join(key.split()), value.strip()
+            if not value or any(c.isspace() for c in value):
+                raise RadosError(f"{conf}: the value of {key} ({value!r}) is empty or holds spaces, which CEPH_ARGS "
+                                 "cannot carry to the original's tools: write it without spaces (mon host: "
+                                 "addresses separated by commas)")
+            args.append(f"--{key}={value}")
+    return " ".join(args)
+
+
+def object_prefix(path):
+    """The prefix of the names of every object below the store directory `path` (absolute)."""
+    return path.replace("/", "_") + "_"
+
+
+def rados_cmd(conf, *args):
+    return ["rados", "-c", conf, "--id", USER, "-p", POOL, *args]
+
+
+def run_rados(conf, timeout, *args):
+    try:
+        res = subprocess.run(rados_cmd(conf, *args), capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise RadosError(f"rados -p {POOL} {args[0]}: did not finish within {timeout} s") from None
+    if res.returncode != 0:
+        said = (res.stderr.strip() or "no output").splitlines()[-1]
+        raise RadosError(f"rados -p {POOL} {args[0]} on the cluster of {conf} failed: {said} (the original's tools "
+                         f"store in pool {POOL}, fixed in their source: create it, ceph osd pool create {POOL})")
+    return res.stdout
+
+
+def objects(conf, prefix, timeout):
+    return sorted(name for name in run_rados(conf, timeout, "ls").split() if name.startswith(prefix))
+
+
+def remove(conf, path, timeout, log=None):
+    """Removes every object below the store directory `path` from pool POOL; how many it removed."""
+    prefix = object_prefix(path)
+    names = objects(conf, prefix, timeout)
+    for i in range(0, len(names), BATCH):
+        run_rados(conf, timeout, "rm", *names[i:i + BATCH])
+    left = objects(conf, prefix, timeout)
+    if left:
+        raise RadosError(f"{len(left)} objects of {path} are still in pool {POOL} after removing them, e.g. {left[0]}")
+    if log:
+        log.write(f"removed {len(names)} objects of {path} from pool {POOL}\n")
+        log.flush()
+    return len(names)
+
+
+class FixedConf:
+    """Context manager: /tmp/ceph.conf exists while it is held (the module's comment)."""
+
+    def __enter__(self):
+        for _ in range(100):
+            try:
+                fd = os.open(CONF_PATH, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                os.write(fd, PLACEHOLDER.encode())
+            except FileExistsError:
+                try:
+                    fd = os.open(CONF_PATH, os.O_RDONLY)
+                except FileNotFoundError:
+                    continue  # the last run using it removed it just now
+            fcntl.flock(fd, fcntl.LOCK_SH)
+            if self.same_file(fd):
+                self.fd = fd
+                return self
+            os.close(fd)  # removed between our open and our lock: make it again
+        raise RadosError(f"{CONF_PATH} kept changing while a run made it: rerun")
+
+    @staticmethod
+    def same_file(fd):
+        try:
+            st = os.stat(CONF_PATH)
+        except FileNotFoundError:
+            return False
+        return (st.st_dev, st.st_ino) == (os.fstat(fd).st_dev, os.fstat(fd).st_ino)
+
+    def __exit__(self, *exc):
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # only when no other run holds it
+            with open(CONF_PATH) as f:
+                ours = f.read() == PLACEHOLDER
+            if ours and self.same_file(self.fd):
+                os.unlink(CONF_PATH)
+        except (BlockingIOError, FileNotFoundError):
+            pass
+        finally:
+            os.close(self.fd)
+        return False
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("command", choices=["sweep"])
+    p.add_argument("conf", help="the cluster's ceph.conf")
+    p.add_argument("prefix", help="rados.prefix of the runs")
+    p.add_argument("--timeout", type=int, default=300, help="seconds allowed per rados command")
+    a = p.parse_args()
+    try:
+        removed = remove(a.conf, f"/{a.prefix.strip('/')}/{RUNS_FOLDER}", a.timeout)
+    except RadosError as e:
+        sys.exit(f"original_rados: {e}")
+    print(f"removed {removed} objects of the original's runs below /{a.prefix.strip('/')}/{RUNS_FOLDER} "
+          f"from pool {POOL}")
+
+
+if __name__ == "__main__":
+    main()
