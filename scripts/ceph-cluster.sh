@@ -2,14 +2,15 @@
 # A throw-away single-node Ceph cluster for tests and the workflow: one monitor and one
 # in-memory OSD on 127.0.0.1 (messenger v2), no systemd, no authentication, everything
 # (config, data, logs, PIDs) in one directory. Ready in a few seconds.
-#   scripts/ceph-cluster.sh start DIR [--port N] [--pool NAME] [--memory-mb N] [--cephfs]
+#   scripts/ceph-cluster.sh start DIR [--port N] [--pool NAME]... [--memory-mb N] [--cephfs]
 #   scripts/ceph-cluster.sh stop DIR
 # --cephfs adds a CephFS: one MDS (ceph-mds in the foreground) and the file system
 # "deltameta" on the pools deltameta-fs-metadata and deltameta-fs-data; `stop` stops the
 # MDS first and removes its folder DIR/mds.
 #   scripts/ceph-cluster.sh osd-stop DIR [--kill]   the OSD only: SIGTERM (or SIGKILL)
 #   scripts/ceph-cluster.sh osd-start DIR           the OSD again, once it is active
-# `start` prints the lines to reach it (CEPH_CONF=..., pool) and writes them to DIR/env.
+# `start` prints the lines to reach it (CEPH_CONF=..., the first pool) and writes them to
+# DIR/env; each --pool is created (default one pool, deltameta).
 # The in-memory OSD keeps its data across osd-stop/osd-start only if it saves it on a
 # graceful stop, which Ceph's fast shutdown skips (osd_fast_shutdown=false:
 # core/doc/storage.md).
@@ -18,7 +19,7 @@ set -euo pipefail
 die() { echo "ceph-cluster: $*" >&2; exit 1; }
 
 usage() {
-  die "usage: $0 start DIR [--port N] [--pool NAME] [--memory-mb N] [--cephfs] | stop DIR | osd-stop DIR [--kill] | osd-start DIR"
+  die "usage: $0 start DIR [--port N] [--pool NAME]... [--memory-mb N] [--cephfs] | stop DIR | osd-stop DIR [--kill] | osd-start DIR"
 }
 
 free_port() {
@@ -93,11 +94,11 @@ osd_active() {
 }
 
 start() {
-  local port="" pool=deltameta memory_mb=1024 cephfs=0
+  local port="" pools=() memory_mb=1024 cephfs=0
   while [ $# -gt 0 ]; do
     case "$1" in
       --port) port=$2; shift 2 ;;
-      --pool) pool=$2; shift 2 ;;
+      --pool) pools+=("$2"); shift 2 ;;
       --memory-mb) memory_mb=$2; shift 2 ;;
       --cephfs) cephfs=1; shift ;;
       *) usage ;;
@@ -151,10 +152,14 @@ CONF
     die "ceph-osd --mkfs failed (see $dir/log/osd.0.log)"
   run_osd
   wait_for 60 "the OSD coming up" bash -c "timeout 25 ceph -c '$dir/ceph.conf' --connect-timeout 20 osd stat | grep -q '1 up'"
-  cli osd pool create "$pool" 8 >/dev/null 2>&1
-  wait_for 60 "pool $pool accepting writes" bash -c \
-    "echo ok | timeout 25 rados -c '$dir/ceph.conf' -p '$pool' put ceph-cluster-ready -"
-  printf 'CEPH_CONF=%s\nCEPH_POOL=%s\nCEPH_MON=127.0.0.1:%s\n' "$dir/ceph.conf" "$pool" "$port" > "$dir/env"
+  [ ${#pools[@]} -gt 0 ] || pools=(deltameta)
+  local pool
+  for pool in "${pools[@]}"; do
+    cli osd pool create "$pool" 8 >/dev/null 2>&1
+    wait_for 60 "pool $pool accepting writes" bash -c \
+      "echo ok | timeout 25 rados -c '$dir/ceph.conf' -p '$pool' put ceph-cluster-ready -"
+  done
+  printf 'CEPH_CONF=%s\nCEPH_POOL=%s\nCEPH_MON=127.0.0.1:%s\n' "$dir/ceph.conf" "${pools[0]}" "$port" > "$dir/env"
   [ $cephfs = 0 ] || start_cephfs
   cat "$dir/env"
 }
