@@ -14,7 +14,14 @@ The DeltaFS rules' origin/ and compacted/ outputs are local markers that name RA
 are removed when it stops, by the handlers and by the watchdog. Markers that name no
 cluster of this invocation are removed before the first job: another cluster's, or a
 throw-away cluster's that went down with its host. Their phases run again when a later
-phase needs the store."""
+phase needs the store.
+
+The original prototype's runs (implementations listing original) keep their stores in pool
+`test` of the same cluster (core/bench/original_rados.py), the throw-away cluster creating
+that pool too. When an invocation ends, before the cluster stops, every object of the
+original's runs (below rados.prefix's runs/original, by name) is removed from it, and so are
+the original's markers: nothing of the original's outlives the invocation, on an existing
+cluster either."""
 import glob
 import os
 import shutil
@@ -28,6 +35,8 @@ CLUSTER_LOG = "results/logs/ceph-cluster.log"
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 WATCHDOG = os.path.join(REPO, "workflows", "bin", "rados_watchdog.py")
 STORE_MARKERS = os.path.join(REPO, "core", "bench", "store_markers.py")
+ORIGINAL_RADOS = os.path.join(REPO, "core", "bench", "original_rados.py")
+ORIGINAL_POOL = "test"  # core/bench/original_rados.py POOL
 
 
 def daemon_pids(cluster_dir):
@@ -47,9 +56,11 @@ def daemon_pids(cluster_dir):
     return pids
 
 
-def remove_markers(keep=None):
-    """Removes the markers under results/runs/ other than those naming the ceph.conf `keep`."""
-    dirs = sorted(glob.glob("results/runs/*/rados"))
+def remove_markers(keep=None, original_only=False):
+    """Removes the markers under results/runs/ (ours and the original's, or the original's
+    only) other than those naming the ceph.conf `keep`."""
+    dirs = sorted(glob.glob("results/runs/original/*/rados"))
+    dirs += [] if original_only else sorted(glob.glob("results/runs/*/rados"))
     if not dirs:
         return
     res = subprocess.run([sys.executable, STORE_MARKERS, *(["--keep", keep] if keep else []), *dirs],
@@ -70,10 +81,12 @@ def stop_daemons(script, cluster_dir):
 class RadosStores:
     """The stores of one invocation on the cluster of `ceph_conf`: an existing one, or with
     `throwaway` the one this class starts in that file's folder, with a pool named `pool`,
-    by `script` (scripts/ceph-cluster.sh)."""
+    by `script` (scripts/ceph-cluster.sh); with `original_prefix` (rados.prefix) the original's
+    stores too."""
 
-    def __init__(self, ceph_conf, throwaway, pool, script):
+    def __init__(self, ceph_conf, throwaway, pool, script, original_prefix=None):
         self.conf, self.throwaway, self.pool, self.script = os.path.abspath(ceph_conf), throwaway, pool, script
+        self.original_prefix = original_prefix
         self.cluster_dir = os.path.dirname(self.conf)
         self.watchdog = None
 
@@ -83,8 +96,21 @@ class RadosStores:
             self.start_cluster()
 
     def after_last_job(self):
+        if self.original_prefix and (not self.throwaway or daemon_pids(self.cluster_dir)):
+            self.remove_original_stores()
         if self.throwaway and os.path.isdir(self.cluster_dir):
             self.stop_cluster()
+
+    def remove_original_stores(self):
+        """Removes the original's objects (by name, below its runs' folder) and its markers."""
+        os.makedirs(os.path.dirname(CLUSTER_LOG), exist_ok=True)
+        with open(CLUSTER_LOG, "a") as log:
+            res = subprocess.run([sys.executable, ORIGINAL_RADOS, "sweep", self.conf, self.original_prefix],
+                                 stdout=log, stderr=subprocess.PIPE, text=True, timeout=900)
+            log.write(res.stderr)
+        remove_markers(original_only=True)
+        if res.returncode != 0:
+            logger.error(f"{res.stderr.strip()} (see {CLUSTER_LOG})")
 
     def start_cluster(self):
         os.makedirs(os.path.dirname(CLUSTER_LOG), exist_ok=True)
@@ -101,7 +127,8 @@ class RadosStores:
                                              stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT,
                                              start_new_session=True)
             try:
-                res = subprocess.run(["bash", self.script, "start", self.cluster_dir, "--pool", self.pool], stdout=log,
+                pools = ["--pool", self.pool] + (["--pool", ORIGINAL_POOL] if self.original_prefix else [])
+                res = subprocess.run(["bash", self.script, "start", self.cluster_dir, *pools], stdout=log,
                                      stderr=subprocess.STDOUT, start_new_session=True, timeout=300)
                 ok = res.returncode == 0
             except subprocess.TimeoutExpired:

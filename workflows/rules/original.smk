@@ -2,8 +2,9 @@
 # the same runs as indexfs.smk and deltafs.smk, at the same coordinates, with the seed
 # guide's command lines (core/bench/original_runs.py), their results in
 # results/runs/original/ (workflows/registry.py; the shared pieces are in runs.smk). Its
-# DeltaFS stores stay local (storage: posix), and its compactor and read-only servers run
-# with as many ranks as wrote (common.smk, expand_run).
+# stores are local or, with storage: rados, in pool `test` of the runs' cluster, its DeltaFS
+# origin and compacted outputs then temporary markers as ours are (storage.smk); its compactor
+# and read-only servers run with as many ranks as wrote (common.smk, expand_run).
 ORIGINAL_LOG = "results/logs/original"
 ORIGINAL_DELTAFS_RUN = os.path.dirname(run_result("original_deltafs_write"))
 ORIGINAL_WRITE_OPTIONS = (
@@ -66,7 +67,7 @@ rule original_deltafs_write:
         tools=ORIGINAL_TOOLS,
     output:
         result=run_result("original_deltafs_write"),
-        origin=directory(f"{ORIGINAL_DELTAFS_RUN}/origin"),
+        origin=storage_output(f"{ORIGINAL_DELTAFS_RUN}/origin"),
     log:
         f"{ORIGINAL_LOG}/deltafs/{{backend}}/c{{ranks}}-n{{n}}/rep{{rep}}/write.log",
     benchmark:
@@ -87,7 +88,7 @@ rule original_deltafs_compact:
         origin=f"{ORIGINAL_DELTAFS_RUN}/origin",
     output:
         result=run_result("original_deltafs_compact"),
-        compacted=directory(f"{ORIGINAL_DELTAFS_RUN}/r{{readers}}/compacted"),
+        compacted=storage_output(f"{ORIGINAL_DELTAFS_RUN}/r{{readers}}/compacted"),
     log:
         f"{ORIGINAL_LOG}/deltafs/{{backend}}/c{{ranks}}-n{{n}}/rep{{rep}}/r{{readers}}/compact.log",
     benchmark:

@@ -91,4 +91,5 @@ def original_command(rule):
     return (
         f"python3 {ORIGINAL_RUNS_PY} {RUN_RULES[rule].run} --bin {{params.bin}} --commit {{params.commit}} "
         f"--mpiexec {config['mpi']['mpiexec']} {env} --timeout {config['job_timeout_s']} --repetition {{wildcards.rep}}"
+        f"{original_storage_options()}"
     )

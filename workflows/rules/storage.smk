@@ -3,10 +3,12 @@
 # (core/bench/runs.py --storage-root), on the cluster of rados.conf or, with an empty
 # rados.conf, on a throw-away cluster in results/ceph that lives for one snakemake
 # invocation. RADOS_STORES (workflows/launch/rados_stores.py) starts and stops that cluster
-# and removes the markers of stores that are gone; the Snakefile's handlers call it.
+# and removes the markers of stores that are gone; the Snakefile's handlers call it. The
+# original prototype's runs keep theirs in pool `test` of the same cluster, fixed in its
+# source (core/bench/original_rados.py), removed when the invocation ends.
 from snakemake.exceptions import WorkflowError
 
-from workflows.launch.rados_stores import RadosStores
+from workflows.launch.rados_stores import ORIGINAL_POOL, RadosStores
 
 RADOS = config["rados"]
 THROWAWAY_CLUSTER = STORAGE == "rados" and not RADOS["conf"]
@@ -18,7 +20,13 @@ if STORAGE == "rados" and not THROWAWAY_CLUSTER and not os.path.isfile(CEPH_CONF
         "or leave it empty for a throw-away cluster"
     )
 RADOS_STORES = (
-    RadosStores(CEPH_CONF, THROWAWAY_CLUSTER, RADOS["pool"], os.path.join(REPO, "scripts", "ceph-cluster.sh"))
+    RadosStores(
+        CEPH_CONF,
+        THROWAWAY_CLUSTER,
+        RADOS["pool"],
+        os.path.join(REPO, "scripts", "ceph-cluster.sh"),
+        RADOS["prefix"] if "original" in IMPLS else None,
+    )
     if STORAGE == "rados"
     else None
 )
@@ -30,6 +38,13 @@ def storage_options():
     if STORAGE != "rados":
         return ""
     return f" --storage-root {RADOS_ROOT} --storage-base results --ceph-conf {CEPH_CONF}"
+
+
+def original_storage_options():
+    """original_runs.py's: as storage_options(), in the pool the original's tools use."""
+    if STORAGE != "rados":
+        return ""
+    return f" --storage-root rados://{ORIGINAL_POOL}/{RADOS['prefix']} --storage-base results --ceph-conf {CEPH_CONF}"
 
 
 def storage_output(path):
@@ -47,4 +62,5 @@ def storage_provenance():
         if THROWAWAY_CLUSTER
         else f"existing: {os.path.abspath(CEPH_CONF)}"
     )
-    return {"backend": "rados", "root": RADOS_ROOT, "cluster": cluster}
+    original = {"original_root": f"rados://{ORIGINAL_POOL}/{RADOS['prefix']}"} if "original" in IMPLS else {}
+    return {"backend": "rados", "root": RADOS_ROOT, "cluster": cluster, **original}
