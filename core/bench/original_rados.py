@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The original DeltaFS prototype's stores in Ceph RADOS (storage: rados). Its tools take
---env_use_rados=1, and nothing else of RADOS: the conf file (/tmp/ceph.conf), the pool
-(`test`), the user (client.admin) and the cluster name are fixed in its source. So:
+--env_use_rados=1 (and --rados_force_syncio, left at its default); the conf file
+(/tmp/ceph.conf), the pool (`test`), the user (client.admin) and the cluster name are fixed in
+its source. So:
 
 - its jobs reach the cluster through CEPH_ARGS, which librados applies over the conf file it
   reads: every setting of the [global], [client] and [client.admin] sections of the cluster's
