@@ -52,23 +52,27 @@ class Stores:
 
     def __init__(self, storage, log, timeout):
         self.storage, self.log, self.timeout = storage, log, timeout
-        self.uris = {}
+        self.uris, self.written = {}, []  # every store the phase used (name: URI); those it wrote
 
     def path(self, uri):
         return uri[len(RADOS_SCHEME + original_rados.POOL):] if uri.startswith(RADOS_SCHEME) else uri
 
     def output(self, name, local):
         """A store the phase writes at the rules' `local` path, emptied first."""
-        if not self.storage:
-            shutil.rmtree(local, ignore_errors=True)
-            return os.path.abspath(local)
         shutil.rmtree(local, ignore_errors=True)
+        if not self.storage:
+            return os.path.abspath(local)
         self.uris[name] = self.storage.location(local)
+        self.written.append((name, local))
         self.remove(self.uris[name])
         return self.path(self.uris[name])
 
-    def input(self, local):
-        return self.path(self.storage.input_store(local)) if self.storage else os.path.abspath(local)
+    def input(self, name, local):
+        """The store an earlier phase wrote at the rules' `local` path."""
+        if not self.storage:
+            return os.path.abspath(local)
+        self.uris[name] = self.storage.input_store(local)
+        return self.path(self.uris[name])
 
     def remove(self, location):
         if location.startswith(RADOS_SCHEME):
@@ -93,9 +97,10 @@ def run(a, tools, jobs, stores):
         got = tools.deltafs_write(jobs, name, stores.output("origin", a.origin))
         return [("insert", got["insert"])]
     if a.run == "deltafs-compact":
-        got = tools.deltafs_compact(jobs, name, stores.input(a.origin), stores.output("compacted", a.compacted))
+        got = tools.deltafs_compact(jobs, name, stores.input("origin", a.origin),
+                                    stores.output("compacted", a.compacted))
         return [("compaction", got["compaction"])]
-    return [("lstat", tools.deltafs_read(jobs, name, stores.input(a.compacted))["lstat"])]
+    return [("lstat", tools.deltafs_read(jobs, name, stores.input("compacted", a.compacted))["lstat"])]
 
 
 def copy_logs(jobs_dir, log):
@@ -160,9 +165,8 @@ def main():
         try:
             with original_rados.FixedConf() if storage else contextlib.nullcontext():
                 phases = run(a, tools, jobs, stores)
-            for key, local in (("origin", a.origin), ("compacted", a.compacted)):
-                if storage and key in stores.uris:
-                    storage.mark(local, stores.uris[key])
+            for key, local in stores.written if storage else []:
+                storage.mark(local, stores.uris[key])
         except (JobError, original_rados.RadosError) as e:
             failed = str(e)
         finally:
