@@ -8,7 +8,8 @@ import pytest
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
 SLOW_FOLDERS = ("ceph", "docker", "slurm", "spack")
-SLOW_FIXTURES = {"smoke", "rados_smoke", "workflow_in", "rados_workflow_in", "two_ns", "original_smoke"}
+SLOW_FIXTURES = {"smoke", "rados_smoke", "workflow_in", "rados_workflow_in", "two_ns", "original_smoke",
+                 "original_ceph", "original_rados_run"}
 
 
 def pytest_configure(config):

@@ -1,6 +1,6 @@
 """Shared fixtures of the workflow tests: a Snakemake runner in a scratch working
 directory, a mount namespace to mount file systems in, two CPU hogs, and finished smoke runs (stores on
-posix and on RADOS) that several tests inspect. The posix smoke run works in a git
+posix and on RADOS; both implementations on posix) that several tests inspect. The posix smoke run works in a git
 repository holding the project's tracked outputs (.gitignore, paper/, results/reference/)
 and another profile's results, so that tests can check it changed none of them."""
 import hashlib
@@ -15,6 +15,8 @@ import time
 
 import pytest
 
+from workflows.launch import original_source
+
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SMOKE = os.path.join(REPO, "config", "profiles", "smoke.yaml")
 RADOS = os.path.join(REPO, "config", "profiles", "rados.yaml")
@@ -22,6 +24,17 @@ RADOS = os.path.join(REPO, "config", "profiles", "rados.yaml")
 # (for tests about the designs' runs only).
 BUILT = {"core": {"build": "installed", "bin_dir": os.path.join(REPO, "build", "core")}}
 NO_MDWB = {"mdworkbench": {"interfaces": []}}
+
+
+UPSTREAM = os.environ.get("DELTAMETA_UPSTREAM") or os.path.join(REPO, "..", "shared", "upstream")
+ARCHIVE = os.path.join(UPSTREAM, original_source.ARCHIVE)  # the original prototype's release archive
+BOTH = dict(BUILT, **NO_MDWB, implementations=["deltameta", "original"])
+
+
+def need_archive():
+    if not os.path.isfile(ARCHIVE):
+        pytest.skip(f"{ARCHIVE} is not there: the original prototype's release archive "
+                    "(DELTAMETA_UPSTREAM names the folder holding it)")
 
 
 def deltameta_processes(workdir):
@@ -221,6 +234,17 @@ def rados_smoke(tmp_path_factory):
     wf.daemons_after_run = ceph_daemons(wf.workdir)
     rep = wf.run("--report", "results/rados/report.html")
     assert rep.returncode == 0, rep.stderr[-3000:]
+    return wf
+
+
+@pytest.fixture(scope="session")
+def original_smoke(tmp_path_factory):
+    """The smoke profile on both implementations, the original built from the archive
+    (tests/workflow/test_original.py; its build serves test_original_rados.py too)."""
+    need_archive()
+    wf = Workflow(tmp_path_factory.mktemp("original-smoke"))
+    res = wf.run(overrides=BOTH, timeout=900)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
     return wf
 
 

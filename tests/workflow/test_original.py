@@ -11,35 +11,15 @@ import subprocess
 import sys
 import tarfile
 
-import pytest
 import yaml
 
-from conftest import BUILT, NO_MDWB, REPO, Workflow
+from conftest import ARCHIVE, BOTH, REPO, need_archive
 
 from workflows.launch import original_source
 
-UPSTREAM = os.environ.get("DELTAMETA_UPSTREAM") or os.path.join(REPO, "..", "shared", "upstream")
-ARCHIVE = os.path.join(UPSTREAM, original_source.ARCHIVE)
-BOTH = dict(BUILT, **NO_MDWB, implementations=["deltameta", "original"])
 ORIGINAL_RUNS_PY = os.path.join(REPO, "core", "bench", "original_runs.py")
 with open(os.path.join(REPO, "config", "config.yaml")) as _f:
     SHA256 = yaml.safe_load(_f)["original"]["sha256"]  # the release's, as the default configuration pins it
-
-
-def need_archive():
-    if not os.path.isfile(ARCHIVE):
-        pytest.skip(f"{ARCHIVE} is not there: the original prototype's release archive "
-                    "(DELTAMETA_UPSTREAM names the folder holding it)")
-
-
-@pytest.fixture(scope="session")
-def original_smoke(tmp_path_factory):
-    """The smoke profile on both implementations, the original built from the archive."""
-    need_archive()
-    wf = Workflow(tmp_path_factory.mktemp("original-smoke"))
-    res = wf.run(overrides=BOTH, timeout=900)
-    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
-    return wf
 
 
 def rows(wf):
@@ -53,6 +33,7 @@ def test_the_original_is_built_from_its_checked_release_and_recorded(original_sm
     assert tools["commit"] == original_source.COMMIT and tools["sha256"] == SHA256
     assert tools["source"] == os.path.abspath(ARCHIVE)
     assert "-DDELTAFS_MPI=ON" in tools["cmake"] and "-DPDLFS_SNAPPY=ON" in tools["cmake"]
+    assert tools["rados"] == ("-DPDLFS_RADOS=ON" in tools["cmake"])  # one build for posix and RADOS stores
     assert "BSD-3-Clause" in tools["licence"]
     assert sorted(os.listdir(tools["bin_dir"])) == ["deltafs_bm_cli", "deltafs_bm_svr", "parallel_compactor"]
     assert not glob.glob(original_smoke.path("results", "original", ".staging-*"))
@@ -188,12 +169,6 @@ def test_an_archive_reaching_outside_its_folder_is_refused(workflow_in, tmp_path
         tar.add(payload, arcname="../escaped")
     res = build_only(workflow_in, source=str(evil))
     one_line_and_nothing_built(workflow_in, res, "outside its folder")
-
-
-def test_the_original_on_rados_is_refused_with_one_line(workflow_in):
-    res = workflow_in.run("--dry-run", overrides={"implementations": ["original"], "storage": "rados"})
-    assert res.returncode != 0
-    assert "implementations: the original runs on posix stores only here" in res.stdout + res.stderr
 
 
 def test_its_compactor_needs_as_many_ranks_as_wrote(tmp_path):
