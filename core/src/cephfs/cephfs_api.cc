@@ -5,6 +5,8 @@
 
 #include <mutex>
 
+#include "util/shared_library.h"
+
 namespace deltameta {
 namespace {
 
@@ -13,13 +15,8 @@ CephfsApi the_api;
 // Fills the_api; "" on success, else why not.
 std::string Load() {
   // The library this build was configured with, then whichever the loader finds.
-  void* lib = nullptr;
   std::string tried;
-  for (const char* name : {DELTAMETA_LIBCEPHFS_PATH, "libcephfs.so.2"}) {
-    lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (lib != nullptr) break;
-    tried += std::string(tried.empty() ? "" : "; ") + dlerror();
-  }
+  void* lib = OpenFirstLibrary({DELTAMETA_LIBCEPHFS_PATH, "libcephfs.so.2"}, &tried);
   if (lib == nullptr) return "--cephfs=1 needs libcephfs, which cannot be loaded (" + tried + "): install libcephfs2";
 #define DELTAMETA_CEPHFS_RESOLVE(name)                                   \
   the_api.name = reinterpret_cast<decltype(&::name)>(dlsym(lib, #name)); \
