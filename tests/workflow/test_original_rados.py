@@ -14,12 +14,11 @@ import shutil
 import subprocess
 import sys
 
+import original_rados
 import pytest
 
 from conftest import BOTH, RADOS, REPO, Workflow, ceph_daemons
 
-sys.path.insert(0, os.path.join(REPO, "core", "bench"))
-import original_rados  # noqa: E402  (core/bench is not a package)
 
 SCRIPT = os.path.join(REPO, "scripts", "ceph-cluster.sh")
 ORIGINAL_RADOS = os.path.join(REPO, "core", "bench", "original_rados.py")
