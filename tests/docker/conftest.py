@@ -1,9 +1,9 @@
 """Shared fixtures of the Docker tests: the base image and the deltameta image, built once
 per test session from this clone (docker/make-base-image.sh, docker/build-image.sh), with
 the original prototype where its release archive is in the upstream folder
-($DELTAMETA_UPSTREAM, as tests/workflow finds it), a scratch output folder, and a
-three-node cluster (docker/cluster.sh) for a test module. Every test here is skipped, with
-the reason, where no Docker engine answers."""
+($DELTAMETA_UPSTREAM, as tests/workflow finds it), a scratch output folder, a three-node
+cluster (docker/cluster.sh) for a test module, and a scratch git repository of this working
+tree. Every test here is skipped, with the reason, where no Docker engine answers."""
 import contextlib
 import glob
 import json
@@ -140,3 +140,28 @@ def three_node_cluster(project, image):
         cluster("down", timeout=300)
         shutil.rmtree(out, ignore_errors=True)
     assert cluster.objects() == []
+
+
+GIT_ID = {"GIT_AUTHOR_NAME": "test", "GIT_AUTHOR_EMAIL": "test@localhost",
+          "GIT_COMMITTER_NAME": "test", "GIT_COMMITTER_EMAIL": "test@localhost"}
+
+
+def git(work, *args):
+    return run("git", "-C", str(work), *args, env=dict(os.environ, **GIT_ID)).stdout
+
+
+def scratch_repo(dest):
+    """A git repository at `dest` (a pathlib.Path) of this working tree's tracked and new (not
+    ignored) files, committed."""
+    files = subprocess.run(["git", "-C", REPO, "ls-files", "-co", "--exclude-standard", "-z"], capture_output=True,
+                           check=True).stdout.decode().split("\0")
+    for name in filter(None, files):
+        src, dst = os.path.join(REPO, name), dest / name
+        if os.path.isfile(src):
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            dst.write_bytes(open(src, "rb").read())
+            os.chmod(dst, os.stat(src).st_mode)
+    git(dest, "init", "-q")
+    git(dest, "add", "-A")
+    git(dest, "commit", "-qm", "release")
+    return dest

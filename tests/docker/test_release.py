@@ -16,32 +16,10 @@ import tarfile
 
 import pytest
 
-from conftest import REPO, run
+from conftest import GIT_ID, REPO, git, run, scratch_repo
 
-GIT_ID = {"GIT_AUTHOR_NAME": "test", "GIT_AUTHOR_EMAIL": "test@localhost",
-          "GIT_COMMITTER_NAME": "test", "GIT_COMMITTER_EMAIL": "test@localhost"}
 with open(os.path.join(REPO, "core", "CMakeLists.txt")) as _cmake:
     VERSION = re.search(r"project\(deltameta VERSION (\d+\.\d+\.\d+)", _cmake.read())[1]
-
-
-def git(work, *args):
-    return run("git", "-C", str(work), *args, env=dict(os.environ, **GIT_ID)).stdout
-
-
-def scratch_repo(dest):
-    """A git repository at `dest` of this working tree's tracked and new (not ignored) files."""
-    files = subprocess.run(["git", "-C", REPO, "ls-files", "-co", "--exclude-standard", "-z"], capture_output=True,
-                           check=True).stdout.decode().split("\0")
-    for name in filter(None, files):
-        src, dst = os.path.join(REPO, name), dest / name
-        if os.path.isfile(src):
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            dst.write_bytes(open(src, "rb").read())
-            os.chmod(dst, os.stat(src).st_mode)
-    git(dest, "init", "-q")
-    git(dest, "add", "-A")
-    git(dest, "commit", "-qm", "release")
-    return dest
 
 
 def make_release(work, *args, check=True):
