@@ -4,7 +4,8 @@
 # (sources, apt.conf.d: proxies, snapshot settings) and its locally added CA certificates
 # and pip configuration, so that builds on top of it reach the same package registries the
 # host reaches; then `docker import`. The image stays on this machine: never push it (it
-# carries this host's configuration). Takes about three minutes.
+# carries this host's configuration; docker/Dockerfile leaves all of it out of the image it
+# builds, from the list this script writes). Takes about a minute and a half.
 #   docker/make-base-image.sh [IMAGE]        (default deltameta-base:bookworm; kept if present)
 #   docker/make-base-image.sh --force [IMAGE]
 set -euo pipefail
@@ -24,7 +25,7 @@ if [ $force = 0 ] && docker image inspect "$image" >/dev/null 2>&1; then
 fi
 [ "$(id -u)" -eq 0 ] || die "debootstrap needs root: run with sudo"
 if ! command -v debootstrap >/dev/null; then
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive DEBCONF_NOWARNINGS=yes apt-get install -y -qq debootstrap >/dev/null
 fi
 
 # The host's Debian mirror: the first URI of a source serving bookworm.
@@ -33,23 +34,37 @@ mirror=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '/^URIs:/ {prin
 [ -n "$mirror" ] || die "no Debian bookworm source in /etc/apt: cannot tell which archive to bootstrap from"
 
 root=$(mktemp -d /var/tmp/deltameta-base.XXXXXX)
+chmod 755 "$root"  # the image's /: apt's own user must reach its files
 trap 'rm -rf "$root"' EXIT
 echo "make-base-image: debootstrap bookworm from $mirror into $root"
 debootstrap --variant=minbase bookworm "$root" "$mirror" >"$root.log" 2>&1 ||
   die "debootstrap failed (log: $root.log)"
 rm -f "$root.log"
 
-# The host's apt configuration, so that apt in the image reaches what the host reaches.
+# The host's apt configuration, so that apt in the image reaches what the host reaches: its
+# sources, the apt.conf.d files debootstrap did not make, its pip configuration and local CA
+# certificates. Each file added is listed in /etc/deltameta-build-host.list, which the
+# image's build reads to take them all out of the image it saves (docker/strip-host-config.sh).
+list=$root/etc/deltameta-build-host.list
+echo "# Files of the build host's configuration (docker/make-base-image.sh): never in a saved image" > "$list"
+add() {  # add HOST_FILE: copy it to the same path in the image, and list it
+  cp -a "$1" "$root$1" && echo "$1" >> "$list"
+}
 rm -f "$root/etc/apt/sources.list"
-cp -a /etc/apt/sources.list.d/. "$root/etc/apt/sources.list.d/" 2>/dev/null || true
-[ -f /etc/apt/sources.list ] && cp /etc/apt/sources.list "$root/etc/apt/"
-cp -a /etc/apt/apt.conf.d/. "$root/etc/apt/apt.conf.d/"
-[ -f /etc/pip.conf ] && cp /etc/pip.conf "$root/etc/"
+[ -f /etc/apt/sources.list ] && add /etc/apt/sources.list
+for f in /etc/apt/sources.list.d/* /etc/apt/apt.conf.d/*; do
+  [ -f "$f" ] && [ ! -e "$root$f" ] && add "$f"
+done
+[ -f /etc/pip.conf ] && add /etc/pip.conf
 mkdir -p "$root/usr/local/share/ca-certificates"
-cp -a /usr/local/share/ca-certificates/. "$root/usr/local/share/ca-certificates/"
+for f in /usr/local/share/ca-certificates/*; do
+  [ -f "$f" ] && add "$f"
+done
 
 chroot "$root" apt-get update -qq
-chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ca-certificates >/dev/null
+# No pseudo-terminal in the chroot: without Use-Pty=0 apt prints "E: Can not write log".
+chroot "$root" env DEBIAN_FRONTEND=noninteractive DEBCONF_NOWARNINGS=yes apt-get install -y -qq -o Dpkg::Use-Pty=0 --no-install-recommends \
+  ca-certificates >/dev/null
 chroot "$root" apt-get clean
 rm -rf "$root/var/lib/apt/lists/"*
 

@@ -19,10 +19,12 @@ from workflows.launch import original_source
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DOCKER = os.path.join(REPO, "docker")
-BASE = "deltameta-base:bookworm"
+# The tags the session builds; DELTAMETA_TEST_BASE and DELTAMETA_TEST_IMAGE give others, so
+# that test sessions of several clones on one machine do not build over each other's images.
+BASE = os.environ.get("DELTAMETA_TEST_BASE") or "deltameta-base:bookworm"
 ARCHIVE = os.path.join(original_source.upstream_dir(REPO), original_source.ARCHIVE)
 ORIGINAL = os.path.isfile(ARCHIVE)  # whether the session's image holds the original prototype
-IMAGE = "deltameta:original-test" if ORIGINAL else "deltameta:test"  # distinct: they differ
+IMAGE = os.environ.get("DELTAMETA_TEST_IMAGE") or ("deltameta:original-test" if ORIGINAL else "deltameta:test")
 
 
 def docker_unavailable():

@@ -5,9 +5,11 @@ source, the image, wheels and reference results with their checksums, and reprod
 smoke figures and the claims with no network at all: the venv from its wheels in a network
 namespace without interfaces, the workflow in a plain container (no added capability,
 Docker's 64 MB /dev/shm) of the loaded image with --network none, its results owned by the
-output folder's owner."""
+output folder's owner. The image it saves holds none of the build host's configuration, in
+any of its layers."""
 import csv
 import glob
+import hashlib
 import json
 import os
 import re
@@ -138,3 +140,59 @@ def test_the_loaded_image_reproduces_the_smoke_figures_with_no_network(release, 
     assert labels["org.opencontainers.image.revision"].startswith(prov["git_revision"].removesuffix("-dirty"))
     assert {r["git_revision"] for r in rows} == {prov["git_revision"]}
     assert all(p["rank_hosts"] for phases in prov["placement"].values() for p in phases.values())
+
+
+# Where a host keeps the configuration that docker/make-base-image.sh gives the build (apt
+# sources and settings, pip's, local CA certificates and their entries in /etc/ssl/certs).
+HOST_CONFIG = ("/etc/apt/", "/etc/pip.conf", "/etc/xdg/pip/", "/usr/local/share/ca-certificates/", "/etc/ssl/certs/")
+
+
+def host_config():
+    """{sha256: path} of this host's configuration files, and the bodies of its local CA certificates."""
+    files = {}
+    for root in HOST_CONFIG:
+        paths = [root] if os.path.isfile(root) else glob.glob(root + "**", recursive=True)
+        for path in filter(os.path.isfile, paths):
+            with open(path, "rb") as f:
+                files[hashlib.sha256(f.read()).hexdigest()] = path
+    bodies = []
+    for path in glob.glob("/usr/local/share/ca-certificates/**/*.crt", recursive=True):
+        with open(path) as f:
+            pem = f.read()
+        bodies += ["".join(b.split()) for b in re.findall(r"-----BEGIN CERTIFICATE-----(.*?)-----END", pem, re.S)]
+    return files, bodies
+
+
+def saved_files(image):
+    """Every file under HOST_CONFIG in every layer of `docker save IMAGE` (what a release
+    holds; a file a later layer deletes is still there) as (path, data, symlink target), and
+    the paths the image's Debian packages own."""
+    found, owned, layers = [], set(), 0
+    save = subprocess.Popen(["docker", "save", image], stdout=subprocess.PIPE)
+    with tarfile.open(fileobj=save.stdout, mode="r|") as outer:
+        for member in outer:
+            if not member.name.endswith("layer.tar"):
+                continue
+            layers += 1
+            with tarfile.open(fileobj=outer.extractfile(member), mode="r|") as layer:
+                for m in layer:
+                    path = "/" + m.name.removeprefix("./")
+                    if path.startswith("/var/lib/dpkg/info/") and path.endswith(".list") and m.isfile():
+                        owned.update(layer.extractfile(m).read().decode().split("\n"))
+                    elif any(path.startswith(r) or path == r for r in HOST_CONFIG) and (m.isfile() or m.issym()):
+                        found.append((path, layer.extractfile(m).read() if m.isfile() else b"", m.linkname))
+    assert save.wait() == 0 and layers > 0
+    return found, owned
+
+
+def test_the_saved_image_holds_none_of_the_build_hosts_configuration(image):
+    host_files, local_cas = host_config()
+    found, owned = saved_files(image)
+    assert any(p.startswith("/etc/apt/") for p, _, _ in found), "no /etc/apt in the saved layers: nothing was read"
+    from_host = [f"{p} (the host's {host_files[h]})" for p, data, _ in found
+                 if (h := hashlib.sha256(data).hexdigest()) in host_files and p not in owned and data]
+    local = [p for p, _, target in found
+             if p.startswith("/usr/local/share/ca-certificates/") or "/usr/local/share/ca-certificates/" in target]
+    trusted = [p for p, data, _ in found for body in local_cas
+               if body and body in "".join(data.decode(errors="replace").split())]
+    assert from_host == [] and local == [] and trusted == [], (from_host, local, trusted)
