@@ -26,6 +26,13 @@ docker info >/dev/null 2>&1 || die "no Docker engine answers: start dockerd (or 
 revision=$(git -C "$top" rev-parse HEAD 2>/dev/null) || die "$top is not a git clone: the image records its commit"
 dirty=false
 [ -z "$(git -C "$top" status --porcelain -- core/CMakeLists.txt core/include core/src core/tools)" ] || dirty=true
+# A git worktree's .git is a file naming history outside the build context: its revision is
+# given to the build instead (docker/build-core.sh); the pinned commit needs the history.
+worktree=()
+if [ -f "$top/.git" ]; then
+  [ "$core" = working-tree ] || die "--pinned needs the history in the build context: build from a clone, not a git worktree"
+  worktree=(--build-arg REVISION="$revision$([ "$dirty" = false ] || echo -dirty)")
+fi
 log=$(mktemp) staged=
 trap 'rm -f "$log" ${staged:+"$staged"}' EXIT
 labels=(--label org.opencontainers.image.revision="$revision" --label io.deltameta.core="$core"
@@ -50,11 +57,13 @@ if [ -n "$original" ]; then
   labels+=(--label io.deltameta.original-commit="$commit" --label io.deltameta.original-sha256="$sha256"
            --label io.deltameta.original-archive-sha256="$(sha256sum "$staged" | cut -d' ' -f1)")
 fi
-# Progress: each step's first line as the build reaches it (its whole output in the log,
-# the log's end on failure); a failed step's container is removed too (--force-rm).
-docker build --force-rm -f "$top/docker/Dockerfile" --build-arg BASE="$base" --build-arg CORE="$core" "${labels[@]}" \
+# Progress: each step's first line as the build reaches it, and "cached" under a step whose
+# layer was reused (its whole output in the log, the log's end on failure); a failed step's
+# container is removed too (--force-rm).
+docker build --force-rm -f "$top/docker/Dockerfile" --build-arg BASE="$base" --build-arg CORE="$core" \
+  ${worktree[@]+"${worktree[@]}"} "${labels[@]}" \
   -t "$tag" "$top" 2>&1 | tee "$log" |
-  { grep --line-buffered -E '^Step [0-9]+/[0-9]+ : ' | cut -c1-100 | sed -u 's/^/build-image: /' || true; } ||
+  sed -u -n -E -e 's/^(Step [0-9]+\/[0-9]+ : .{0,80}).*/build-image: \1/p' -e 's/^ ---> Using cache$/build-image:   cached/p' ||
   { tail -n 40 "$log" >&2; die "docker build failed (its last lines above)"; }
 echo "build-image: $tag ($core core of $revision$([ "$dirty" = false ] || echo ', core/ modified')$([ -z "$original" ] ||
   echo ", with the original deltafs-proto 2021.5"))"

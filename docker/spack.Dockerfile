@@ -20,9 +20,9 @@ ENV SPACK_PYTHON=/opt/spack-root/python/bin/python PATH=/opt/spack-root/spack/bi
 RUN spack config --scope site add "config:install_tree:root:/opt/deltameta-spack" \
     && spack -e /src/spack/envs/rados concretize \
     && spack -e /src/spack/envs/rados install \
-    && revision=$(grep -m1 -oE 'commit="[0-9a-f]{40}"' /src/spack/spack_repo/deltameta/packages/deltameta/package.py | cut -c9-20) \
-    && printf '{"core_source": "spack", "core_revision": "%s", "core_version": "%s", "built": "%s"}\n' \
-         "$revision" "$(spack -e /src/spack/envs/rados find --format '{version}' deltameta)" \
+    && commit=$(grep -m1 -oE 'commit="[0-9a-f]{40}"' /src/spack/spack_repo/deltameta/packages/deltameta/package.py | cut -c9-48) \
+    && printf '{"core_source": "spack", "core_revision": "%s", "core_commit": "%s", "core_version": "%s", "built": "%s"}\n' \
+         "$(echo "$commit" | cut -c1-12)" "$commit" "$(spack -e /src/spack/envs/rados find --format '{version}' deltameta)" \
          "$(date -u +%Y-%m-%dT%H:%M:%SZ)" > /opt/deltameta-spack/image.json \
     && mkdir -p /opt/deltameta-spack/bin \
     && cp -P /src/spack/envs/rados/.spack-env/view/bin/deltameta_* /opt/deltameta-spack/bin/

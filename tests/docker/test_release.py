@@ -137,8 +137,8 @@ def test_the_loaded_image_reproduces_the_smoke_figures_with_no_network(release, 
         prov = json.load(f)
     labels = json.loads(run("docker", "image", "inspect", "-f", "{{json .Config.Labels}}", tag).stdout)
     assert prov["image"]["core_source"] == "working-tree" == labels["io.deltameta.core"]
-    assert labels["org.opencontainers.image.revision"].startswith(prov["git_revision"].removesuffix("-dirty"))
-    assert {r["git_revision"] for r in rows} == {prov["git_revision"]}
+    assert labels["org.opencontainers.image.revision"] == prov["git_revision"] == prov["image"]["core_commit"]
+    assert {r["git_revision"] for r in rows} == {prov["image"]["core_revision"]}
     assert all(p["rank_hosts"] for phases in prov["placement"].values() for p in phases.values())
 
 

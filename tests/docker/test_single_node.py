@@ -1,6 +1,6 @@
 """The image on one node, started wrongly: without a results folder mounted, or with a
 configuration file it cannot find, it says so in one line and exits 2; its build shows each
-step as it reaches it. (A plain `docker run` reproducing the smoke figures is
+step as it reaches it, and which were cached. (A plain `docker run` reproducing the smoke figures is
 test_release.py's, from the released image with no network.)"""
 
 from conftest import build_image, run
@@ -30,3 +30,4 @@ def test_the_image_build_shows_each_step(image):
     assert steps[0].startswith("build-image: Step 1/"), steps
     assert steps[-1].startswith(f"build-image: Step {total}/{total} "), steps
     assert res.stdout.splitlines()[-1].startswith(f"build-image: {image} ("), res.stdout
+    assert "build-image:   cached" in res.stdout.splitlines(), res.stdout  # built just before

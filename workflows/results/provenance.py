@@ -26,7 +26,7 @@ def main(sm):
     image = container_image()
     doc = {
         "config": dict(sm.params.config),
-        "git_revision": image["core_revision"] if image else git(sm.params.repo, "rev-parse", "HEAD"),
+        "git_revision": image["core_commit"] if image else git(sm.params.repo, "rev-parse", "HEAD"),
         "git_dirty": image["core_revision"].endswith("-dirty") if image else
         bool(git(sm.params.repo, "status", "--porcelain")),
         "image": image,
