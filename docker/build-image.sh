@@ -33,6 +33,11 @@ if [ -f "$top/.git" ]; then
   [ "$core" = working-tree ] || die "--pinned needs the history in the build context: build from a clone, not a git worktree"
   worktree=(--build-arg REVISION="$revision$([ "$dirty" = false ] || echo -dirty)")
 fi
+# Where no registry answers, the base cannot be pulled: say what to do instead.
+if ! docker image inspect "$base" >/dev/null 2>&1 && ! pull=$(docker pull -q "$base" 2>&1); then
+  die "cannot pull $base ($(echo "$pull" | tail -n 1)): where no registry answers, make a base once with" \
+    "sudo docker/make-base-image.sh and build on it: docker/build-image.sh --base deltameta-base:bookworm"
+fi
 log=$(mktemp) staged=
 trap 'rm -f "$log" ${staged:+"$staged"}' EXIT
 labels=(--label org.opencontainers.image.revision="$revision" --label io.deltameta.core="$core"
