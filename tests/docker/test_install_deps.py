@@ -1,10 +1,11 @@
-"""scripts/install-deps.sh on a machine that lacks the packages (a container of the image,
-which has no compilers): without root and without sudo it says in one line to run it as
-root; while another process holds dpkg's lock it says so and waits, up to
-DELTAMETA_APT_WAIT seconds, then names the process it waited for."""
+"""scripts/install-deps.sh on a machine that lacks the packages: without root and without
+sudo (a container of the base image, which has neither compilers nor sudo) it says in one
+line to run it as root; while another process holds dpkg's lock (a container of the image,
+no compilers there either) it says so and waits, up to DELTAMETA_APT_WAIT seconds, then
+names the process it waited for."""
 import os
 
-from conftest import REPO, run
+from conftest import BASE, REPO, run
 
 HOLD = ("python3 -c 'import fcntl, sys, time; f = open(\"/var/lib/dpkg/lock-frontend\", \"w\"); "
         "fcntl.lockf(f, fcntl.LOCK_EX); time.sleep(float(sys.argv[1]))' {} & sleep 1; ")
@@ -16,7 +17,7 @@ def install_deps(image, script, *docker_args):
 
 
 def test_without_root_or_sudo_it_says_to_run_it_as_root(image):
-    res = install_deps(image, "bash /s/install-deps.sh", "--user", "1000")
+    res = install_deps(BASE, "bash /s/install-deps.sh", "--user", "1000")  # after the image fixture made it
     assert res.returncode == 2, res.stdout + res.stderr
     assert res.stderr.strip().splitlines() == [
         "install-deps: installing packages needs root, and there is no sudo: run it as root "
