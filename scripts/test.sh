@@ -80,8 +80,10 @@ spack_part() {  # Spack set up once (where none is on PATH), then the groups sid
   if ! command -v spack >/dev/null && [ -f "$upstream/spack-1.0.2.tar.gz" ] &&
      [ -f "$upstream/spack-packages-2025.07.tar.gz" ]; then
     export DELTAMETA_SPACK_SETUP=$scratch/spack
-    scripts/setup-spack.sh --from "$upstream" "$DELTAMETA_SPACK_SETUP" >/dev/null ||
-      echo "test.sh: scripts/setup-spack.sh failed (above); the Spack tests will say so"
+    # On failure each group sets Spack up in its own scratch space, and says what failed.
+    bash scripts/setup-spack.sh --from "$upstream" "$DELTAMETA_SPACK_SETUP" >/dev/null || {
+      echo "test.sh: scripts/setup-spack.sh failed (above); each Spack test group tries on its own"
+      unset DELTAMETA_SPACK_SETUP; }
   fi
   for group in "${spack_groups[@]}"; do
     name=${group%%:*}
