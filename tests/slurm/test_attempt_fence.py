@@ -19,7 +19,17 @@ from workflows.launch.slurm_attempt import ATTEMPT_FILE, LEFTOVER_GRACE_S, job_s
 
 
 def sleeper(*args, cwd=None):
-    return subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", *args], cwd=cwd)
+    """A process sleeping 60 s with `args` on its command line, once the kernel shows them (a
+    fence looking earlier saw the forked test process's command line instead, on a busy run)."""
+    p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", *args], cwd=cwd)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        with open(f"/proc/{p.pid}/cmdline", "rb") as f:
+            if b"time.sleep(60)" in f.read():
+                return p
+        time.sleep(0.01)
+    p.kill()
+    raise AssertionError(f"the sleeper {p.pid} did not show its command line within 30 s")
 
 
 def record(folder, job_id, processes):

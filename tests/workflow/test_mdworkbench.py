@@ -134,6 +134,18 @@ def test_a_stonewall_run_breaking_its_rules_fails():
     assert f"{run}: iteration 2 ran [5, 4] positions without a stonewall, expected 5 each" in problems(short)
 
 
+def test_a_tool_from_before_the_stonewall_passes_without_one_and_fails_with_one():
+    """The Spack package's pinned core (0.4.0) records no positions_run: without a stonewall
+    it ran every position (its counts checked as usual); with one, validation says so."""
+    run = "MD-Workbench posix repetition 1 benchmark"
+    docs = documents("posix")
+    del docs["benchmark"]["positions_run"]
+    assert problems(docs) == []
+    walled = documents("posix", [[5, 5], [5, 5]], stonewall=1)
+    del walled["benchmark"]["positions_run"]
+    assert problems(walled) == [f"{run}: positions_run None is not 2 iterations x 2 ranks"]
+
+
 def test_a_runs_recorded_coordinates_are_its_rules_wildcards_the_stonewall_among_them():
     where = coordinates(documents("indexfs", stonewall=3, wearout=1))
     assert set(where) == set(re.findall(r"\{(\w+)\}", MDWORKBENCH.path))
