@@ -56,11 +56,11 @@ docker_part() {  # the image, then its release tests beside its cluster tests
     bash docker/build-image.sh --base deltameta-base:bookworm "${image[@]}" ||
     echo "test.sh: the image build failed (above); the Docker tests will say so"
   pytest_part pytest-docker-release tests/docker/test_release.py tests/docker/test_single_node.py \
-    tests/docker/test_original.py \
+    tests/docker/test_image_original.py \
     >"$reports/pytest-docker-release.log" 2>&1 &
   pytest_part pytest-docker-clusters tests/docker/test_cluster.py tests/docker/test_slurm_cluster.py
   wait
-  echo "test.sh: tests/docker/test_release.py, test_single_node.py and test_original.py:"
+  echo "test.sh: tests/docker/test_release.py, test_single_node.py and test_image_original.py:"
   cat "$reports/pytest-docker-release.log"
 }
 
