@@ -97,16 +97,15 @@ int Main(int argc, char** argv) {
               "at 1..--threads threads. A measurement, not a test: nothing is asserted about speed.");
   set.Int("threads", &max_threads, 1, 1024, "the most threads (default: twice the CPUs)");
   set.Int("increments", &increments, 1, int64_t{1} << 40, "increments per thread per row");
-  std::string error;
-  switch (set.Parse(argc, argv, &error)) {
-    case FlagSet::Result::kHelp:
-      std::printf("%s", set.Usage().c_str());
-      return 0;
-    case FlagSet::Result::kError:
-      std::fprintf(stderr, "deltameta_counter_bench: %s\n", error.c_str());
-      return 2;
-    case FlagSet::Result::kOk:
-      break;
+  bool help = false;
+  const Status parsed = set.Parse(argc, argv, &help);
+  if (help) {
+    std::printf("%s", set.Usage().c_str());
+    return 0;
+  }
+  if (!parsed.ok()) {
+    std::fprintf(stderr, "deltameta_counter_bench: %s\n", parsed.ToString().c_str());
+    return 2;
   }
   const uint64_t m = static_cast<uint64_t>(increments);
   std::printf(

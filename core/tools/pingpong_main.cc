@@ -45,16 +45,13 @@ int main(int argc, char** argv) {
            "pin clients and shared-memory loops as the tools' --cpu_affinity=1 (doc/transports.md)");
   set.Int("timeout", &timeout, 1, 3600, "seconds for connecting and for each call");
   set.String("json", &json, "also write the result to this file as a JSON document");
-  std::string error;
-  switch (set.Parse(argc, argv, &error)) {
-    case dm::FlagSet::Result::kHelp:
-      std::printf("%s", set.Usage().c_str());
-      return 0;
-    case dm::FlagSet::Result::kError:
-      return Fail(2, error);
-    case dm::FlagSet::Result::kOk:
-      break;
+  bool help = false;
+  const dm::Status parsed = set.Parse(argc, argv, &help);
+  if (help) {
+    std::printf("%s", set.Usage().c_str());
+    return 0;
   }
+  if (!parsed.ok()) return Fail(2, parsed.ToString());
   dm::PingPongOptions o;
   if (!dm::ParsePingPongTransport(transport, &o.transport)) {
     return Fail(2, "--transport=" + transport + ": expected shm, unix, tcp or udp");
@@ -68,6 +65,7 @@ int main(int argc, char** argv) {
   o.timeout = std::chrono::seconds(timeout);
 
   dm::PingPongResult r;
+  std::string error;
   if (!dm::RunPingPong(o, &r, &error)) return Fail(1, error);
   std::printf(
       "%s: %d clients x %d servers (%d threads each, cpu_affinity %d): %llu calls in %.3f s, %.4f Mop/s; per call: "

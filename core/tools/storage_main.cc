@@ -30,8 +30,8 @@ int Fail(const std::string& message) {
 
 int Remove(const dm::StorageLocation& where, bool dry_run) {
   dm::StoreTree tree;
-  std::string error;
-  if (!dm::RemoveStoreTree(where, dry_run, &tree, &error)) return Fail(error + ": nothing was removed");
+  const dm::Status s = dm::RemoveStoreTree(where, dry_run, &tree);
+  if (!s.ok()) return Fail(s.ToString() + ": nothing was removed");
   std::printf("%s %llu files in %llu stores at %s\n", dry_run ? "would remove" : "removed",
               static_cast<unsigned long long>(tree.files), static_cast<unsigned long long>(tree.stores),
               where.uri().c_str());
@@ -54,12 +54,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   dm::StorageLocation where;
-  std::string error;
-  if (!dm::StorageLocation::Resolve(args[1], &where, &error)) return Fail(error);
+  const dm::Status resolved = dm::StorageLocation::Resolve(args[1], &where);
+  if (!resolved.ok()) return Fail(resolved.ToString());
   if (command == "rm") return Remove(where, dry_run);
   std::vector<std::string> names;
-  rocksdb::Status s = where.ListChildren(&names);
-  if (!s.ok()) return Fail("cannot list " + where.uri() + ": " + s.ToString());
+  const dm::Status s = where.ListChildren(&names);
+  if (!s.ok()) return Fail(s.WithContext("cannot list " + where.uri()).ToString());
   for (const std::string& name : names) std::printf("%s\n", name.c_str());
   return 0;
 }

@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
+
+#include "deltameta/status.h"
 
 namespace deltameta {
 
@@ -21,9 +23,9 @@ class FlagSet {
   // A flag of the seed guide that this tool accepts and ignores (reason in `help`).
   void Compat(const char* name, const char* help);
 
-  enum class Result { kOk, kHelp, kError };
-  // On kError, *error names the flag and what is wrong with it.
-  Result Parse(int argc, char** argv, std::string* error);
+  // Sets *help if --help or -h is given (what follows it is not read); otherwise a failure
+  // names the flag and what is wrong with it.
+  Status Parse(int argc, char** argv, bool* help);
 
   std::string Usage() const;
   // Every flag's current value, for result provenance (compat flags only if given).
@@ -42,7 +44,7 @@ class FlagSet {
     bool seen = false;
   };
   Flag* Find(const std::string& name);
-  bool Assign(Flag* f, const std::string& text, std::string* error);
+  Status Assign(Flag* f, const std::string& text);
 
   std::string tool_, summary_;
   std::vector<Flag> flags_;

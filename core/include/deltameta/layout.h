@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "deltameta/status.h"
 #include "deltameta/storage.h"
 
 namespace deltameta {
@@ -25,16 +26,16 @@ struct StoreLayout {
 constexpr char kLayoutFileName[] = "DELTAMETA-LAYOUT";
 
 // Writes (replacing) the marker in store directory `dir`.
-bool WriteLayout(const StorageLocation& dir, const StoreLayout& layout, std::string* error);
-// Reads the marker; false with *error if it is missing or malformed.
-bool ReadLayout(const StorageLocation& dir, StoreLayout* layout, std::string* error);
+Status WriteLayout(const StorageLocation& dir, const StoreLayout& layout);
+// Reads the marker; NotFound if it is missing, Corruption if it is malformed.
+Status ReadLayout(const StorageLocation& dir, StoreLayout* layout);
 
 // The one check of a store's marker against the layout its reader expects, which
-// Store::Open makes on every read-only open: true if `found` (the marker of the store at
-// `uri`) is `expected`, else false with *error saying what the store holds instead. The
+// Store::Open makes on every read-only open: OK if `found` (the marker of the store at
+// `uri`) is `expected`, else a failure saying what the store holds instead. The
 // wording follows the expected kind's readers: partition stores are served by server
 // ranks, one each; origin stores are read by the DeltaFS read phase and the compactor.
-bool CheckLayout(const std::string& uri, const StoreLayout& found, const StoreLayout& expected, std::string* error);
+Status CheckLayout(const std::string& uri, const StoreLayout& found, const StoreLayout& expected);
 
 // Where the jobs keep rank `rank`'s store under a store root: <root>/r<rank>.
 std::string RankStore(const std::string& root, uint32_t rank);

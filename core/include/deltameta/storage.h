@@ -8,7 +8,8 @@
 #include <vector>
 
 #include <rocksdb/env.h>
-#include <rocksdb/status.h>
+
+#include "deltameta/status.h"
 
 namespace deltameta {
 
@@ -16,8 +17,8 @@ class StorageLocation {
  public:
   // Resolves `uri`: a local path (made absolute) or rados://POOL/PREFIX, which connects to
   // the cluster once per process (see rados_cluster.h for the settings) and opens the pool.
-  // Returns false with *error naming the problem and the fix.
-  static bool Resolve(const std::string& uri, StorageLocation* out, std::string* error);
+  // A failure names the problem and the fix.
+  static Status Resolve(const std::string& uri, StorageLocation* out);
 
   const std::string& uri() const { return uri_; }  // e.g. rados://deltameta/run1/r0
   rocksdb::Env* env() const { return env_; }
@@ -27,15 +28,18 @@ class StorageLocation {
   // The location `name` below this one (same Env).
   StorageLocation Child(const std::string& name) const;
 
-  bool Exists() const;
+  // OK if this file or directory exists, NotFound if not; any other failure (a RADOS
+  // request that timed out, a local permission error) is returned as it is, never taken
+  // for "missing".
+  Status Exists() const;
   // True if this is a directory holding at least one entry.
   bool HasEntries() const;
   // The names directly below this directory, sorted.
-  rocksdb::Status ListChildren(std::vector<std::string>* names) const;
+  Status ListChildren(std::vector<std::string>* names) const;
   // Creates this directory and any missing parents.
-  rocksdb::Status CreateDirs() const;
+  Status CreateDirs() const;
   // Removes this file or directory tree; OK if it does not exist.
-  rocksdb::Status RemoveAll() const;
+  Status RemoveAll() const;
 
  private:
   std::string uri_;

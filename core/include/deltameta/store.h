@@ -22,6 +22,7 @@
 
 #include "deltameta/layout.h"
 #include "deltameta/stat_codec.h"
+#include "deltameta/status.h"
 #include "deltameta/storage.h"
 #include "deltameta/store_options.h"
 
@@ -36,31 +37,31 @@ class Store {
   };
 
   // kCreate writes `layout` as the new store's marker; kReadOnly refuses a store whose
-  // marker is not `layout` (CheckLayout, layout.h). Returns nullptr with *error (naming
-  // the location and the fix) on failure.
-  static std::unique_ptr<Store> Open(const std::string& uri, Mode mode, const StoreOptions& options,
-                                     const StoreLayout& layout, std::string* error);
+  // marker is not `layout` (CheckLayout, layout.h). Sets *store, or returns a failure
+  // naming the location and the fix.
+  static Status Open(const std::string& uri, Mode mode, const StoreOptions& options, const StoreLayout& layout,
+                     std::unique_ptr<Store>* store);
   ~Store();
 
   const StorageLocation& location() const { return location_; }
   const StoreLayout& layout() const { return layout_; }
   bool read_only() const { return read_only_env_ != nullptr; }
 
-  rocksdb::Status Put(std::string_view key, const FileStat& stat);
+  Status Put(std::string_view key, const FileStat& stat);
   // Puts a value as it is: an encoded stat and the object's inline data after it.
-  rocksdb::Status PutValue(std::string_view key, std::string_view value);
+  Status PutValue(std::string_view key, std::string_view value);
   // Removes the key (a no-op if absent). Refused, like writes, while space is low.
-  rocksdb::Status Delete(std::string_view key);
+  Status Delete(std::string_view key);
   // Applies a batch of puts atomically.
-  rocksdb::Status Write(rocksdb::WriteBatch* batch);
+  Status Write(rocksdb::WriteBatch* batch);
   // Returns NotFound if absent.
-  rocksdb::Status Get(std::string_view key, std::string* value);
+  Status Get(std::string_view key, std::string* value);
   // Moves (links) the given table files, named by URI, into the store. They must be in
   // the same file system (directory tree or RADOS pool) as the store.
-  rocksdb::Status Ingest(const std::vector<std::string>& table_uris);
-  // Counts the entries by a full scan into *entries; an error (a damaged table: Corruption,
+  Status Ingest(const std::vector<std::string>& table_uris);
+  // Counts the entries by a full scan into *entries; a failure (a damaged table: Corruption,
   // naming the file) if the scan could not read every table.
-  rocksdb::Status CountEntries(uint64_t* entries);
+  Status CountEntries(uint64_t* entries);
   std::unique_ptr<rocksdb::Iterator> NewIterator();
   // An iterator for one pass in key order over a store of any size: each of its tables is
   // read ahead in reads of `readahead_bytes` / tables (at most 256 KiB; block by block when
@@ -68,9 +69,9 @@ class Store {
   // readahead_bytes in all, where RocksDB's own readahead grows to 256 KiB for every table.
   std::unique_ptr<rocksdb::Iterator> NewScanIterator(size_t readahead_bytes);
   // Makes every acknowledged write durable: the WAL synced, the memtable written as a table.
-  rocksdb::Status Flush();
+  Status Flush();
   // Flushes (unless read-only) and closes the database.
-  rocksdb::Status Close();
+  Status Close();
 
  private:
   // `read_only_env` is set for read-only stores: the environment `db` was opened in.
@@ -87,7 +88,7 @@ class Store {
   // One round of the watcher; false once it has nothing left to do (the log failed).
   bool WatchOnce(bool* flush_log, int64_t reserve);
   void StopWatcher();
-  rocksdb::Status NoSpace() const;
+  Status NoSpace() const;
 
   StorageLocation location_;
   StoreLayout layout_;

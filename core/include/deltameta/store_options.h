@@ -6,8 +6,10 @@
 #include <cstdint>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <rocksdb/options.h>
+
+#include "deltameta/status.h"
 
 namespace deltameta {
 
@@ -67,9 +69,9 @@ struct StoreOptions {
   // defaults to none and DELTAFS_Db_compression=1 is an error.
   static bool CompressionAvailable();
 
-  // Overrides the defaults from DELTAFS_Db_* variables. Returns false with *error naming
-  // the variable if one is unknown or its value is malformed or out of range.
-  bool LoadFromEnvironment(std::string* error);
+  // Overrides the defaults from DELTAFS_Db_* variables. A failure (nothing overridden)
+  // names the variable if one is unknown or its value is malformed or out of range.
+  Status LoadFromEnvironment();
 
   rocksdb::Options ToRocksDb() const;
   rocksdb::WriteOptions ToWriteOptions() const;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 
+#include "deltameta/status.h"
 #include "deltameta/storage.h"
 
 namespace deltameta {
@@ -19,13 +20,13 @@ struct StoreTree {
   uint64_t files = 0;
 };
 
-// True if `where` exists and is such a tree (*tree counts it); false with *why otherwise.
-// A location that does not exist is not a tree: *why is empty then.
-bool RecognizeStoreTree(const StorageLocation& where, StoreTree* tree, std::string* why);
+// OK if `where` exists and is such a tree (*tree counts it); NotFound if it does not
+// exist; otherwise a failure naming why it is not one.
+Status RecognizeStoreTree(const StorageLocation& where, StoreTree* tree);
 
 // Removes `where` if it is a recognised tree (or does not exist: nothing to do, *tree
-// zero); with dry_run only counts. False with *error naming why nothing was removed, or
-// what failed midway.
-bool RemoveStoreTree(const StorageLocation& where, bool dry_run, StoreTree* tree, std::string* error);
+// zero); with dry_run only counts. A failure names why nothing was removed, or what
+// failed midway.
+Status RemoveStoreTree(const StorageLocation& where, bool dry_run, StoreTree* tree);
 
 }  // namespace deltameta

@@ -3,8 +3,6 @@
 
 #include <dlfcn.h>
 
-#include <mutex>
-
 #include "util/shared_library.h"
 
 namespace deltameta {
@@ -17,7 +15,8 @@ std::string Load() {
   // The library this build was configured with, then whichever the loader finds.
   std::string tried;
   void* lib = OpenFirstLibrary({DELTAMETA_LIBCEPHFS_PATH, "libcephfs.so.2"}, &tried);
-  if (lib == nullptr) return "--cephfs=1 needs libcephfs, which cannot be loaded (" + tried + "): install libcephfs2";
+  if (lib == nullptr)
+    return "the CephFS client needs libcephfs, which cannot be loaded (" + tried + "): install libcephfs2";
 #define DELTAMETA_CEPHFS_RESOLVE(name)                                   \
   the_api.name = reinterpret_cast<decltype(&::name)>(dlsym(lib, #name)); \
   if (the_api.name == nullptr) return "the libcephfs found lacks " #name ": install libcephfs2 16.2 or later";
@@ -28,15 +27,6 @@ std::string Load() {
 
 }  // namespace
 
-const CephfsApi* LoadLibcephfs(std::string* error) {
-  static std::once_flag once;
-  static std::string failure;
-  std::call_once(once, [] { failure = Load(); });
-  if (!failure.empty()) {
-    *error = failure;
-    return nullptr;
-  }
-  return &the_api;
-}
+const CephfsApi* LoadLibcephfs(std::string* error) { return LoadOnce(&the_api, Load, error); }
 
 }  // namespace deltameta

@@ -26,7 +26,7 @@ std::unique_ptr<CephfsMount> CephfsMount::Open(const std::string& fs_name, uint3
     *error = "cannot create a CephFS client: " + Why(r);
     return nullptr;
   }
-  std::unique_ptr<CephfsMount> m(new CephfsMount(api, mount));
+  std::unique_ptr<CephfsMount> m(new CephfsMount(api, mount, timeout_s));
   r = api->ceph_conf_read_file(mount, conf);
   if (r < 0) {
     *error = "cannot read " + conf_name + ": " + Why(r) +
@@ -80,31 +80,31 @@ std::unique_ptr<CephfsMount> CephfsMount::Open(const std::string& fs_name, uint3
 }
 
 CephfsMount::~CephfsMount() {
-  api_->ceph_unmount(mount_);
+  Call("unmount", [this] { return api_->ceph_unmount(mount_); });
   api_->ceph_release(mount_);
 }
 
 bool CephfsMount::MakeDirs(const std::string& path, unsigned mode, std::string* error) {
-  int r = api_->ceph_mkdirs(mount_, path.c_str(), mode);
+  int r = Call("mkdirs", [&] { return api_->ceph_mkdirs(mount_, path.c_str(), mode); });
   if (r == -EEXIST) r = 0;
-  if (r == 0) r = api_->ceph_chmod(mount_, path.c_str(), mode);
+  if (r == 0) r = Call("chmod", [&] { return api_->ceph_chmod(mount_, path.c_str(), mode); });
   if (r < 0) *error = "cannot make the CephFS directory " + path + ": " + Why(r);
   return r == 0;
 }
 
 bool CephfsMount::CountEntries(const std::string& path, uint64_t* entries, std::string* error) {
   ceph_dir_result* dir = nullptr;
-  int r = api_->ceph_opendir(mount_, path.c_str(), &dir);
+  int r = Call("opendir", [&] { return api_->ceph_opendir(mount_, path.c_str(), &dir); });
   if (r < 0) {
     *error = "cannot list the CephFS directory " + path + ": " + Why(r);
     return false;
   }
   *entries = 0;
   dirent e;
-  while ((r = api_->ceph_readdir_r(mount_, dir, &e)) == 1) {
+  while ((r = Call("readdir", [&] { return api_->ceph_readdir_r(mount_, dir, &e); })) == 1) {
     if (std::strcmp(e.d_name, ".") != 0 && std::strcmp(e.d_name, "..") != 0) ++*entries;
   }
-  api_->ceph_closedir(mount_, dir);
+  Call("closedir", [&] { return api_->ceph_closedir(mount_, dir); });
   if (r < 0) *error = "cannot list the CephFS directory " + path + ": " + Why(r);
   return r == 0;
 }

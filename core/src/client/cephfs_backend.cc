@@ -31,14 +31,17 @@ class CephfsBackend : public ClientBackend {
   bool Create(uint64_t dir_id, std::string_view name, const FileStat& stat, OpStatus* status,
               std::string* error) override {
     const char* path = Path(dir_id, name);
-    const int r = api_.ceph_mknod(mount_->get(), path, S_IFREG | (stat.mode & 07777), 0);
+    const int r =
+        mount_->Call("mknod", [&] { return api_.ceph_mknod(mount_->get(), path, S_IFREG | (stat.mode & 07777), 0); });
     return Done(r, "mknod", path, status, error);
   }
 
   bool Lstat(uint64_t dir_id, std::string_view name, FileStat* stat, OpStatus* status, std::string* error) override {
     const char* path = Path(dir_id, name);
     struct ceph_statx stx;
-    const int r = api_.ceph_statx(mount_->get(), path, &stx, CEPH_STATX_BASIC_STATS, AT_SYMLINK_NOFOLLOW);
+    const int r = mount_->Call("statx", [&] {
+      return api_.ceph_statx(mount_->get(), path, &stx, CEPH_STATX_BASIC_STATS, AT_SYMLINK_NOFOLLOW);
+    });
     if (r == 0) {
       stat->ino = stx.stx_ino;
       stat->mode = stx.stx_mode;
@@ -53,7 +56,7 @@ class CephfsBackend : public ClientBackend {
 
   // The MDS has journaled every create of this client once this returns.
   bool Commit(std::string* error) override {
-    const int r = api_.ceph_sync_fs(mount_->get());
+    const int r = mount_->Call("sync", [this] { return api_.ceph_sync_fs(mount_->get()); });
     if (r < 0) *error = std::string("CephFS sync failed: ") + std::strerror(-r);
     return r == 0;
   }

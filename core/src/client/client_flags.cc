@@ -30,7 +30,8 @@ void RegisterClientFlags(FlagSet* f, ClientFlags* c) {
             "unix: those over Unix sockets instead; tcp: always TCP");
   f->Bool("skip_fs_checks", &c->skip_fs_checks,
           "accepted for the seed guide's command lines (checks are the server's)");
-  f->Int("rpc_timeout", &c->rpc_timeout, 1, 3600, "seconds to wait for a server (connect and each reply)");
+  f->Int("rpc_timeout", &c->rpc_timeout, 1, 3600,
+         "seconds to wait for a server (connect and each reply; --cephfs: the mount and each request to the MDS)");
   f->Bool("verify_total", &c->verify_total, "after the read phases, check the store holds exactly ranks x n entries");
   f->Bool("cpu_affinity", &c->cpu_affinity,
           "with servers: pin each rank to one CPU of its host (ranks in turn), where the servers' "

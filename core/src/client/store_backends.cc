@@ -18,28 +18,38 @@
 namespace deltameta {
 namespace {
 
-// Creates buffered as records [owner u32][key length u16][stat length u8][key][encoded stat]
-// in one arena for all owners together, indexed by their 4-byte offsets. The records and
-// their index take at most table_size bytes (DELTAFS_Db_table_size; at most 2 GiB, the
-// reach of the offsets), whatever --n: when the next create would not fit, every owner's
-// buffered records are written sorted as one table of that owner (a spill), and the arena
-// starts over. At commit the rest is spilled and each server ingests all of its tables from
-// this client in one request (or a few, if they are more than a request can name), in the
-// order written: tables of different spills overlap, which RocksDB ingests into level 0,
-// later tables over earlier ones.
+// Creates buffered as records [key length u16][stat length u8][key][encoded stat] in one
+// arena for all owners together, each owner indexed by 8-byte entries: the record's offset
+// and a 4-byte sort prefix. The records and their index take at most table_size bytes
+// (DELTAFS_Db_table_size; at most 2 GiB, the reach of the offsets), whatever --n: when the
+// next create would not fit, every owner's buffered records are written sorted as one
+// table of that owner (a spill), and the arena starts over. At commit the rest is spilled
+// and each server ingests all of its tables from this client in one request (or a few, if
+// they are more than a request can name), in the order written: tables of different
+// spills overlap, which RocksDB ingests into level 0, later tables over earlier ones.
+//
+// The sort compares prefixes and reads a record only where two are equal: a prefix holds
+// the 4 key bytes after the prefix all keys of the spill share (the directory id, and the
+// "f<rank>." of the benchmark's names), zero-padded, so that comparing prefixes as
+// big-endian numbers orders as comparing the keys. A comparison of two whole keys read
+// from the arena made the sort 35% of a bulk client's instructions (doc/measurements.md,
+// "Bulk insertion's margin at 1 and 2 client ranks").
 class BulkBackend : public ClientBackend {
  public:
   BulkBackend(ServerSet* servers, const StoreOptions& options, const StorageLocation& table_dir)
       : rpc_(NewRpcBackend(servers)),
         servers_(servers),
         table_dir_(table_dir),
-        bound_(static_cast<size_t>(std::min<int64_t>(options.table_size, INT32_MAX))) {
+        bound_(static_cast<size_t>(std::min<int64_t>(options.table_size, INT32_MAX))),
+        index_(servers->size()) {
     for (uint32_t p = 0; p < servers->size(); p++) {
       writers_.push_back(std::make_unique<TableWriter>(options, table_dir, "p" + std::to_string(p) + "-"));
     }
-    // Address space only: pages are touched as records fill them.
+    // Address space only: pages are touched as records fill them. Names spread evenly over
+    // the owners; an owner's index that outgrows twice its share grows as vectors do.
     arena_.reserve(bound_ + kMaxRecordBytes);
-    offsets_.reserve(bound_ / (kMinRecordBytes + sizeof(uint32_t)) + 1);
+    const size_t most_entries = bound_ / (kMinRecordBytes + sizeof(IndexEntry)) + 1;
+    for (std::vector<IndexEntry>& owned : index_) owned.reserve(2 * most_entries / index_.size() + 1);
   }
 
   bool Create(uint64_t dir_id, std::string_view name, const FileStat& stat, OpStatus* status,
@@ -47,15 +57,15 @@ class BulkBackend : public ClientBackend {
     char value[kMaxEncodedStatBytes];
     const size_t value_len = EncodeStat(stat, value);
     const size_t key_len = kDirIdBytes + name.size();
-    const size_t index_bytes = sizeof(uint32_t) * (offsets_.size() + 1);
+    const size_t index_bytes = sizeof(IndexEntry) * (entries_ + 1);
     if (!arena_.empty() && arena_.size() + kHeaderBytes + key_len + value_len + index_bytes > bound_ && !Spill(error)) {
       return false;
     }
     char header[kHeaderBytes];
-    StoreLE<uint32_t>(header, PartitionOf(name, servers_->size()));
-    StoreLE<uint16_t>(header + 4, static_cast<uint16_t>(key_len));
-    header[6] = static_cast<char>(value_len);
-    offsets_.push_back(static_cast<uint32_t>(arena_.size()));
+    StoreLE<uint16_t>(header, static_cast<uint16_t>(key_len));
+    header[2] = static_cast<char>(value_len);
+    index_[PartitionOf(name, servers_->size())].push_back({0, static_cast<uint32_t>(arena_.size())});
+    entries_++;
     arena_.append(header, kHeaderBytes);
     AppendKey(&arena_, dir_id, name);
     arena_.append(value, value_len);
@@ -79,40 +89,66 @@ class BulkBackend : public ClientBackend {
   }
 
  private:
-  static constexpr size_t kHeaderBytes = 7;
+  struct IndexEntry {
+    uint32_t prefix;  // the 4 key bytes after the spill's common prefix, big-endian
+    uint32_t offset;  // of the record in the arena
+  };
+  static constexpr size_t kHeaderBytes = 3;
   static constexpr size_t kMaxRecordBytes = kHeaderBytes + kDirIdBytes + kMaxNameBytes + kMaxEncodedStatBytes;
   static constexpr size_t kMinRecordBytes = kHeaderBytes + kDirIdBytes + 1 + 1;
 
-  uint32_t OwnerAt(uint32_t off) const { return LoadLE<uint32_t>(arena_.data() + off); }
   std::string_view KeyAt(uint32_t off) const {
-    return std::string_view(arena_.data() + off + kHeaderBytes, LoadLE<uint16_t>(arena_.data() + off + 4));
+    return std::string_view(arena_.data() + off + kHeaderBytes, LoadLE<uint16_t>(arena_.data() + off));
   }
   std::string_view ValueAt(uint32_t off) const {
     const std::string_view key = KeyAt(off);
-    return std::string_view(key.data() + key.size(), static_cast<uint8_t>(arena_[off + 6]));
+    return std::string_view(key.data() + key.size(), static_cast<uint8_t>(arena_[off + 2]));
+  }
+
+  // The length of the prefix every buffered key shares (one pass over the arena in order).
+  size_t CommonPrefix() const {
+    if (arena_.empty()) return 0;
+    const std::string_view first = KeyAt(0);
+    size_t common = first.size();
+    for (uint32_t off = 0; off < arena_.size();) {
+      const std::string_view key = KeyAt(off);
+      size_t i = 0;
+      while (i < common && i < key.size() && key[i] == first[i]) i++;
+      common = i;
+      off += static_cast<uint32_t>(kHeaderBytes + key.size() + ValueAt(off).size());
+    }
+    return common;
   }
 
   // Writes the buffered creates as one sorted table per owner and empties the buffer.
   bool Spill(std::string* error) {
-    std::sort(offsets_.begin(), offsets_.end(), [this](uint32_t x, uint32_t y) {
-      const uint32_t ox = OwnerAt(x), oy = OwnerAt(y);
-      return ox != oy ? ox < oy : KeyAt(x) < KeyAt(y);
-    });
+    const size_t common = CommonPrefix();
     rocksdb::Status s;
-    for (size_t i = 0; i < offsets_.size() && s.ok();) {
-      const uint32_t owner = OwnerAt(offsets_[i]);
+    for (uint32_t owner = 0; owner < index_.size() && s.ok(); owner++) {
+      std::vector<IndexEntry>& owned = index_[owner];
+      if (owned.empty()) continue;
+      for (IndexEntry& e : owned) {
+        const std::string_view key = KeyAt(e.offset);
+        uint32_t prefix = 0;
+        for (size_t i = common; i < common + 4; i++) prefix = prefix << 8 | (i < key.size() ? uint8_t(key[i]) : 0u);
+        e.prefix = prefix;
+      }
+      std::sort(owned.begin(), owned.end(), [this](const IndexEntry& x, const IndexEntry& y) {
+        return x.prefix != y.prefix ? x.prefix < y.prefix : KeyAt(x.offset) < KeyAt(y.offset);
+      });
       TableWriter* writer = writers_[owner].get();
       std::string_view last;
-      for (; i < offsets_.size() && OwnerAt(offsets_[i]) == owner && s.ok(); i++) {
-        const std::string_view key = KeyAt(offsets_[i]);
+      for (size_t i = 0; i < owned.size() && s.ok(); i++) {
+        const std::string_view key = KeyAt(owned[i].offset);
         if (key == last) continue;  // a name created twice in one spill is written once
-        s = writer->Add(key, ValueAt(offsets_[i]));
+        s = writer->Add(key, ValueAt(owned[i].offset));
         last = key;
       }
       if (s.ok()) s = writer->FinishTable();
     }
     arena_.clear();
-    offsets_.clear();
+    for (std::vector<IndexEntry>& owned : index_) owned.clear();
+    entries_ = 0;
     return s.ok() || TableError(s, error);
   }
 
@@ -165,7 +201,8 @@ class BulkBackend : public ClientBackend {
   size_t bound_;
   std::vector<std::unique_ptr<TableWriter>> writers_;  // one per owner, numbering its tables
   std::string arena_;
-  std::vector<uint32_t> offsets_;
+  std::vector<std::vector<IndexEntry>> index_;  // per owner
+  size_t entries_ = 0;                          // in index_
 };
 
 // Creates go to the store in batches of the write-ahead log buffer's size: an acknowledged
@@ -192,7 +229,7 @@ class LocalBackend : public ClientBackend {
     if (pending_.Count() > 0 && !WritePending(error)) return false;
     key_.clear();
     AppendKey(&key_, dir_id, name);
-    rocksdb::Status s = store_->Get(key_, &value_);
+    const Status s = store_->Get(key_, &value_);
     if (s.IsNotFound()) {
       *status = OpStatus::kNotFound;
     } else {
@@ -202,24 +239,24 @@ class LocalBackend : public ClientBackend {
   }
 
   bool LocalEntries(uint64_t* entries, std::string* error) override {
-    rocksdb::Status s = store_->CountEntries(entries);
-    if (!s.ok()) *error = "cannot count the entries of " + store_->location().uri() + ": " + s.ToString();
+    const Status s = store_->CountEntries(entries);
+    if (!s.ok()) *error = s.WithContext("cannot count the entries of " + store_->location().uri()).ToString();
     return s.ok();
   }
 
   bool Commit(std::string* error) override {
     if (store_->read_only()) return true;
     if (!WritePending(error)) return false;
-    rocksdb::Status s = store_->Flush();
-    if (!s.ok()) *error = "cannot flush store " + store_->location().uri() + ": " + s.ToString();
+    const Status s = store_->Flush();
+    if (!s.ok()) *error = s.WithContext("cannot flush store " + store_->location().uri()).ToString();
     return s.ok();
   }
 
  private:
   bool WritePending(std::string* error) {
-    rocksdb::Status s = store_->Write(&pending_);
+    const Status s = store_->Write(&pending_);
     pending_.Clear();
-    if (!s.ok()) *error = "cannot write to store " + store_->location().uri() + ": " + s.ToString();
+    if (!s.ok()) *error = s.WithContext("cannot write to store " + store_->location().uri()).ToString();
     return s.ok();
   }
 
@@ -246,19 +283,24 @@ std::unique_ptr<ClientBackend> OpenLocalBackend(const ClientFlags& flags, const 
   StoreOptions local = options;
   local.write_only = !flags.use_existing_fs;
   local.write_only_entries = std::min<uint64_t>(work.files_per_rank, MemtableEntries(options));
-  auto store = Store::Open(RankStore(flags.db, work.rank),
-                           flags.use_existing_fs ? Store::Mode::kReadOnly : Store::Mode::kCreate, local, layout, error);
-  if (!store) return nullptr;
+  std::unique_ptr<Store> store;
+  const Status opened =
+      Store::Open(RankStore(flags.db, work.rank), flags.use_existing_fs ? Store::Mode::kReadOnly : Store::Mode::kCreate,
+                  local, layout, &store);
+  if (!opened.ok()) {
+    *error = opened.ToString();
+    return nullptr;
+  }
   return NewLocalBackend(std::move(store), static_cast<size_t>(options.write_ahead_log_buffer));
 }
 
 std::unique_ptr<ClientBackend> StartBulkBackend(const ClientFlags& flags, const Workload& work, ServerSet* servers,
                                                 const StoreOptions& options, std::string* error) {
   StorageLocation dir;
-  if (!StorageLocation::Resolve(RankStore(flags.db, work.rank), &dir, error)) return nullptr;
-  rocksdb::Status s = dir.CreateDirs();
+  Status s = StorageLocation::Resolve(RankStore(flags.db, work.rank), &dir);
+  if (s.ok()) s = dir.CreateDirs().WithContext("cannot create the bulk-insertion table directory " + dir.uri());
   if (!s.ok()) {
-    *error = "cannot create the bulk-insertion table directory " + dir.uri() + ": " + s.ToString();
+    *error = s.ToString();
     return nullptr;
   }
   return NewBulkBackend(servers, options, dir);

@@ -11,26 +11,27 @@
 
 namespace deltameta {
 
-bool FindOriginStores(const std::string& src_uri, uint32_t* count, std::string* error) {
+Status FindOriginStores(const std::string& src_uri, uint32_t* count) {
   StorageLocation src;
-  if (!StorageLocation::Resolve(src_uri, &src, error)) return false;
-  if (!src.Exists()) {
-    *error = "source " + src_uri + " does not exist: pass the --db of a DeltaFS write phase as --src_dir";
-    return false;
+  Status s = StorageLocation::Resolve(src_uri, &src);
+  if (!s.ok()) return s;
+  s = src.Exists();
+  if (s.IsNotFound()) {
+    return Status::NotFound("source " + src_uri +
+                            " does not exist: pass the --db of a DeltaFS write phase as --src_dir");
   }
+  if (!s.ok()) return s;
   StoreLayout first;
-  if (!ReadLayout(RankStore(src, 0), &first, error)) {
-    *error += ": pass the --db of a DeltaFS write phase as --src_dir";
-    return false;
-  }
-  for (uint32_t i = 0; i < first.count; i++) {
+  s = ReadLayout(RankStore(src, 0), &first);
+  if (!s.ok()) return Status::InvalidArgument(s.ToString() + ": pass the --db of a DeltaFS write phase as --src_dir");
+  for (uint32_t i = 0; s.ok() && i < first.count; i++) {
     const StorageLocation dir = RankStore(src, i);
     StoreLayout l;
-    if (!ReadLayout(dir, &l, error)) return false;
-    if (!CheckLayout(dir.uri(), l, StoreLayout{StoreLayout::Kind::kOrigin, i, first.count}, error)) return false;
+    s = ReadLayout(dir, &l);
+    if (s.ok()) s = CheckLayout(dir.uri(), l, StoreLayout{StoreLayout::Kind::kOrigin, i, first.count});
   }
-  *count = first.count;
-  return true;
+  if (s.ok()) *count = first.count;
+  return s;
 }
 
 OriginSource::OriginSource(std::vector<std::unique_ptr<Store>> stores, uint32_t partitions,

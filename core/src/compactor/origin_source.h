@@ -14,14 +14,15 @@
 #include <rocksdb/iterator.h>
 
 #include "compactor/entry_source.h"
+#include "deltameta/status.h"
 #include "deltameta/store.h"
 
 namespace deltameta {
 
 // Finds the origin stores under `src_uri`: their count in *count, once r0 exists and
 // every store r0 .. r<count-1> is marked as origin store i of that count (CheckLayout).
-// False with *error naming the first that is missing or holds something else.
-bool FindOriginStores(const std::string& src_uri, uint32_t* count, std::string* error);
+// A failure names the first that is missing or holds something else.
+Status FindOriginStores(const std::string& src_uri, uint32_t* count);
 
 // How much the source reads ahead at once, over all tables of the store it is reading
 // (Store::NewScanIterator): with the stores opened scan_only (store_options.h), reading

@@ -157,12 +157,16 @@ bool PartitionBuilder::Build(const std::string& uri, const StoreOptions& options
   }
   blocks_.clear();
   *duplicates += duplicates_;
-  auto store = Store::Open(uri, Store::Mode::kCreate, options, layout, error);
-  if (!store) return false;
-  if (!tables.empty()) s = store->Ingest(tables);
-  if (s.ok()) s = store->Close();
-  if (!s.ok()) *error = "cannot ingest the compacted tables into " + uri + ": " + s.ToString();
-  return s.ok();
+  std::unique_ptr<Store> store;
+  Status stored = Store::Open(uri, Store::Mode::kCreate, options, layout, &store);
+  if (!stored.ok()) {
+    *error = stored.ToString();
+    return false;
+  }
+  if (!tables.empty()) stored = store->Ingest(tables);
+  if (stored.ok()) stored = store->Close();
+  if (!stored.ok()) *error = stored.WithContext("cannot ingest the compacted tables into " + uri).ToString();
+  return stored.ok();
 }
 
 }  // namespace deltameta

@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <nlohmann/json.hpp>
+
 #include "deltameta/flags.h"
 #include "jobs/job_report.h"
 #include "jobs/mpi_util.h"

@@ -6,6 +6,8 @@
 #include <memory>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "compactor/compactor_flags.h"
 #include "compactor/origin_source.h"
 #include "compactor/partition_builder.h"
@@ -23,22 +25,16 @@ constexpr char kTool[] = "deltameta_compactor";
 using Clock = std::chrono::steady_clock;
 
 int Compact(const MpiSession& mpi, const CompactorFlags& flags, const StoreOptions& options, nlohmann::json params) {
-  std::string error;
   uint32_t sources = 0;
-  bool ok = FindOriginStores(flags.src_dir, &sources, &error);
+  Status s = FindOriginStores(flags.src_dir, &sources);
   StorageLocation dst;
-  ok = ok && StorageLocation::Resolve(flags.dst_dir, &dst, &error);
-  if (ok && mpi.rank() == 0 && dst.HasEntries()) {
-    if (!flags.overwrite) {
-      error = "destination " + flags.dst_dir + " exists and is not empty: remove it or pass --overwrite=1";
-      ok = false;
-    } else {
-      rocksdb::Status s = dst.RemoveAll();
-      if (!s.ok()) error = "cannot clear destination " + flags.dst_dir + ": " + s.ToString();
-      ok = s.ok();
-    }
+  if (s.ok()) s = StorageLocation::Resolve(flags.dst_dir, &dst);
+  if (s.ok() && mpi.rank() == 0 && dst.HasEntries()) {
+    s = flags.overwrite ? dst.RemoveAll().WithContext("cannot clear destination " + flags.dst_dir)
+                        : Status::InvalidArgument("destination " + flags.dst_dir +
+                                                  " exists and is not empty: remove it or pass --overwrite=1");
   }
-  if (!AllRanksOk(ok, kTool, error, MPI_COMM_WORLD)) return 1;
+  if (!AllRanksOk(s.ok(), kTool, s.ToString(), MPI_COMM_WORLD)) return 1;
 
   const uint32_t rank = static_cast<uint32_t>(mpi.rank()), ranks = static_cast<uint32_t>(mpi.size());
   const std::string path = RankStore(dst, rank).uri();
@@ -46,15 +42,14 @@ int Compact(const MpiSession& mpi, const CompactorFlags& flags, const StoreOptio
   std::vector<std::unique_ptr<Store>> mine;
   StoreOptions scan = options;
   scan.scan_only = true;
-  for (uint32_t j = rank; j < sources && ok; j += ranks) {
-    auto s = Store::Open(RankStore(flags.src_dir, j), Store::Mode::kReadOnly, scan,
-                         StoreLayout{StoreLayout::Kind::kOrigin, j, sources}, &error);
-    ok = s != nullptr;
-    if (ok) mine.push_back(std::move(s));
+  for (uint32_t j = rank; j < sources && s.ok(); j += ranks) {
+    std::unique_ptr<Store> store;
+    s = Store::Open(RankStore(flags.src_dir, j), Store::Mode::kReadOnly, scan,
+                    StoreLayout{StoreLayout::Kind::kOrigin, j, sources}, &store);
+    if (s.ok()) mine.push_back(std::move(store));
   }
-  rocksdb::Status created = ok ? staging.CreateDirs() : rocksdb::Status::OK();
-  if (!created.ok()) error = "cannot create " + staging.uri() + ": " + created.ToString();
-  if (!AllRanksOk(ok && created.ok(), kTool, error, MPI_COMM_WORLD)) return 1;
+  if (s.ok()) s = staging.CreateDirs().WithContext("cannot create " + staging.uri());
+  if (!AllRanksOk(s.ok(), kTool, s.ToString(), MPI_COMM_WORLD)) return 1;
 
   if (mpi.rank() == 0) std::printf("Bootstrapping...\nRunning...\n"), std::fflush(stdout);
   QuietBarrier(MPI_COMM_WORLD);
@@ -75,6 +70,7 @@ int Compact(const MpiSession& mpi, const CompactorFlags& flags, const StoreOptio
       &shuffle);
   RankPhase rp;
   const StoreLayout layout{StoreLayout::Kind::kPartition, rank, ranks};
+  std::string error;
   if (!builder.Build(path, options, layout, &rp.counters.exists, &error)) AbortJob(kTool, error);
   staging.RemoveAll();
   rp.counters.ops = shuffle.entries_received;

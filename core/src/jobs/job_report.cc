@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <array>
 
+#include <nlohmann/json.hpp>
+
 #include "jobs/mpi_session.h"
 #include "jobs/mpi_util.h"
 #include "util/build_info.h"

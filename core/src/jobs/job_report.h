@@ -5,7 +5,7 @@
 #include <string>
 
 #include <mpi.h>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "util/phase_report.h"
 

@@ -11,6 +11,8 @@
 #include <iostream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "jobs/mpi_util.h"
 
 namespace deltameta {

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include <mpi.h>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 namespace deltameta {
 

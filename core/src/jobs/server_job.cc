@@ -25,8 +25,9 @@ int Serve(const MpiSession& mpi, const ServerFlags& flags, const StoreOptions& o
   const StoreLayout layout{StoreLayout::Kind::kPartition, static_cast<uint32_t>(mpi.rank()),
                            static_cast<uint32_t>(mpi.size())};
   const std::string path = RankStore(flags.db, layout.index);
-  auto store =
-      Store::Open(path, flags.use_existing_fs ? Store::Mode::kReadOnly : Store::Mode::kCreate, options, layout, &error);
+  std::unique_ptr<Store> store;
+  const Status opened =
+      Store::Open(path, flags.use_existing_fs ? Store::Mode::kReadOnly : Store::Mode::kCreate, options, layout, &store);
   // A store this server created is removed again if the server fails before serving, so
   // that the same command can simply be retried.
   const bool created = store != nullptr && !flags.use_existing_fs;
@@ -34,12 +35,11 @@ int Serve(const MpiSession& mpi, const ServerFlags& flags, const StoreOptions& o
     store.reset();
     if (created) {
       StorageLocation where;
-      std::string ignored;
-      if (StorageLocation::Resolve(path, &where, &ignored)) where.RemoveAll();
+      if (StorageLocation::Resolve(path, &where).ok()) where.RemoveAll();
     }
     return 1;
   };
-  if (!AllRanksOk(store != nullptr, kTool, error, MPI_COMM_WORLD)) return abandon();
+  if (!AllRanksOk(opened.ok(), kTool, opened.ToString(), MPI_COMM_WORLD)) return abandon();
 
   const int threads = static_cast<int>(flags.rpc_threads);
   std::vector<int> loop_cpus;  // empty: none pinned
@@ -88,8 +88,8 @@ int Serve(const MpiSession& mpi, const ServerFlags& flags, const StoreOptions& o
   }
   rpc.Wait();
 
-  rocksdb::Status s = store->Close();
-  if (!s.ok()) PrintError(kTool, "cannot close store " + path + " cleanly: " + s.ToString());
+  const Status s = store->Close();
+  if (!s.ok()) PrintError(kTool, s.WithContext("cannot close store " + path + " cleanly").ToString());
   if (mpi.rank() == 0) {
     if (!flags.ready_file.empty()) std::remove(flags.ready_file.c_str());
     std::printf("Bye\n");

@@ -24,6 +24,7 @@
 #include "deltameta/store.h"
 #include "format/wire.h"
 #include "mdworkbench/interface.h"
+#include "store/rocksdb_status.h"
 
 namespace deltameta {
 
@@ -55,10 +56,10 @@ class DeltafsWriter : public MdwInterface {
     value_.clear();
     AppendStat(&value_, stat_);
     value_.append(data.data(), data.size());
-    rocksdb::Status s = pending_.Put(key_, value_);
+    Status s = FromRocksDb(pending_.Put(key_, value_));
     if (s.ok() && pending_.GetDataSize() >= batch_bytes_) s = WritePending();
     if (!s.ok()) {
-      *error = "cannot write to store " + store_->location().uri() + ": " + s.ToString();
+      *error = s.WithContext("cannot write to store " + store_->location().uri()).ToString();
       return Outcome::kFatal;
     }
     return Outcome::kOk;
@@ -69,17 +70,17 @@ class DeltafsWriter : public MdwInterface {
   Outcome Delete(const ObjectId&, std::string* error) override { return NotServed("delete", error); }
 
   bool Finish(std::string* error) override {
-    rocksdb::Status s = WritePending();
+    Status s = WritePending();
     if (s.ok()) s = store_->Flush();
     if (s.ok()) s = store_->Close();
-    if (!s.ok()) *error = "cannot write store " + store_->location().uri() + ": " + s.ToString();
+    if (!s.ok()) *error = s.WithContext("cannot write store " + store_->location().uri()).ToString();
     return s.ok();
   }
 
  private:
-  rocksdb::Status WritePending() {
-    if (pending_.Count() == 0) return rocksdb::Status::OK();
-    rocksdb::Status s = store_->Write(&pending_);
+  Status WritePending() {
+    if (pending_.Count() == 0) return Status::OK();
+    Status s = store_->Write(&pending_);
     pending_.Clear();
     return s;
   }
@@ -144,8 +145,12 @@ std::unique_ptr<MdwInterface> OpenDeltafsWriter(const std::string& root, uint32_
   o.write_only_entries =
       std::min<uint64_t>(space.data_sets * space.precreate, memtable_bytes / (24 + space.object_size) + 1);
   const StoreLayout layout{StoreLayout::Kind::kOrigin, rank, ranks};
-  auto store = Store::Open(RankStore(root, rank), Store::Mode::kCreate, o, layout, error);
-  if (!store) return nullptr;
+  std::unique_ptr<Store> store;
+  const Status opened = Store::Open(RankStore(root, rank), Store::Mode::kCreate, o, layout, &store);
+  if (!opened.ok()) {
+    *error = opened.ToString();
+    return nullptr;
+  }
   return std::make_unique<DeltafsWriter>(std::move(store), static_cast<size_t>(o.write_ahead_log_buffer));
 }
 

@@ -7,6 +7,8 @@
 //                         one RPC to the name's owner; the data kept inline with the entry
 //   deltafs_interface.cc  DeltaFS: precreate into the rank's own store (no servers), read
 //                         back from the read-only servers of the compacted stores
+//   cephfs_interface.cc   CephFS's MDS through libcephfs: posix's tree in a CephFS (builds
+//                         with DELTAMETA_WITH_CEPHFS)
 //
 // Contract: an interface is used by one thread. Each operation returns its outcome;
 // kFailed is an operation the file system or a server could not do (counted, the run goes
@@ -72,6 +74,12 @@ class MdwInterface {
 
 // A tree under `root` (created if missing). nullptr with *error if it cannot be made.
 std::unique_ptr<MdwInterface> NewPosixInterface(const std::string& root, std::string* error);
+
+// A tree under `root` (an absolute path, made if missing) in CephFS file system `fs_name`
+// ("" for the cluster's default) of the cluster of CEPH_CONF, every request bounded by
+// `timeout_s` seconds. nullptr with *error if libcephfs, the cluster or the MDS fails.
+std::unique_ptr<MdwInterface> OpenCephfsInterface(const std::string& root, const std::string& fs_name, int timeout_s,
+                                                  std::string* error);
 
 // Connection settings of the RPC interfaces.
 struct RpcSettings {

@@ -29,12 +29,17 @@ bool IsBooleanOption(const std::string& name) {
 
 void RegisterMdwFlags(FlagSet* f, MdwFlags* m) {
   f->String("interface", &m->interface,
-            "-i: posix (a directory tree under --root), indexfs (deltameta_server) or "
-            "deltafs (-1 into the ranks' own stores under --root, -2 against read-only servers)");
-  f->String("root", &m->root, "posix: the tree's root directory; deltafs -1: the ranks' store root (<root>/r<rank>)");
+            "-i: posix (a directory tree under --root), indexfs (deltameta_server), "
+            "deltafs (-1 into the ranks' own stores under --root, -2 against read-only servers) or "
+            "cephfs (posix's tree under --root in the CephFS of CEPH_CONF, through libcephfs)");
+  f->String("root", &m->root,
+            "posix: the tree's root directory; cephfs: its absolute path in CephFS; deltafs -1: the ranks' store "
+            "root (<root>/r<rank>)");
+  f->String("cephfs_name", &m->cephfs_name, "cephfs: the file system (empty: the cluster's default)");
   f->String("info_svr_uri", &m->info_svr_uri, "indexfs, deltafs -2: the servers' info endpoint");
   f->String("rpc_transport", &m->rpc_transport, "auto, unix or tcp (as deltameta_client's)");
-  f->Int("rpc_timeout", &m->rpc_timeout, 1, 3600, "seconds to wait for a server (connect and each reply)");
+  f->Int("rpc_timeout", &m->rpc_timeout, 1, 3600,
+         "seconds to wait for a server (connect and each reply; cephfs: the mount and each request)");
   f->Bool("cpu_affinity", &m->cpu_affinity, "with servers: pin each rank to one CPU of its host, as deltameta_client");
   f->Int("dset-count", &m->dset_count, 1, 1 << 20, "-D: data sets per rank");
   f->Int("precreate-per-set", &m->precreate_per_set, 1, int64_t{1} << 32, "-P: objects precreated per data set");
@@ -112,10 +117,13 @@ std::vector<std::string> NormalizeMdwArgs(int argc, char** argv) {
 
 std::string CheckMdwFlags(const MdwFlags& f) {
   const std::string& i = f.interface;
-  if (i != "posix" && i != "indexfs" && i != "deltafs") return "--interface must be posix, indexfs or deltafs";
+  if (i != "posix" && i != "indexfs" && i != "deltafs" && i != "cephfs")
+    return "--interface must be posix, indexfs, deltafs or cephfs";
   if (f.rpc_transport != "auto" && f.rpc_transport != "unix" && f.rpc_transport != "tcp")
     return "--rpc_transport must be auto, unix or tcp";
   if (i == "posix" && f.root.empty()) return "--interface=posix needs --root (the directory tree's root)";
+  if (i == "cephfs" && (f.root.size() < 2 || f.root[0] != '/'))
+    return "--interface=cephfs needs --root, an absolute path below / in CephFS (e.g. /mdworkbench)";
   if (f.output != "deltameta" && f.output != "mdworkbench" && f.output != "both")
     return "--output must be deltameta, mdworkbench or both";
   if (f.stonewall_wear_out && f.stonewall_timer == 0)

@@ -16,8 +16,9 @@
 namespace deltameta {
 
 struct MdwFlags {
-  std::string interface = "posix";  // posix, indexfs or deltafs
-  std::string root;                 // posix: the tree's root; deltafs precreate: the store root
+  std::string interface = "posix";  // posix, indexfs, deltafs or cephfs
+  std::string root;                 // posix, cephfs: the tree's root; deltafs precreate: the store root
+  std::string cephfs_name;          // cephfs: the file system ("" for the cluster's default)
   std::string info_svr_uri = "tcp://127.0.0.1:10086";
   std::string rpc_transport = "auto";
   int64_t rpc_timeout = 30;

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cstdio>
 
+#include <nlohmann/json.hpp>
+
 #include "jobs/job_report.h"
 #include "jobs/mpi_util.h"
 #include "jobs/tool_args.h"
@@ -56,6 +58,12 @@ class MdwJob {
       iface_ = NewPosixInterface(flags_.root, &error);
     } else if (flags_.interface == "indexfs") {
       iface_ = ConnectIndexfsInterface(rpc, &error);
+    } else if (flags_.interface == "cephfs") {
+#ifdef DELTAMETA_WITH_CEPHFS
+      iface_ = OpenCephfsInterface(flags_.root, flags_.cephfs_name, static_cast<int>(flags_.rpc_timeout), &error);
+#else
+      error = "this build has no CephFS client: rebuild with -DDELTAMETA_WITH_CEPHFS=ON (scripts/build-core.sh does)";
+#endif
     } else if (flags_.run_precreate) {
       iface_ =
           OpenDeltafsWriter(flags_.root, static_cast<uint32_t>(mpi_.rank()), space_.ranks, space_, options_, &error);

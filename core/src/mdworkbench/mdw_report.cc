@@ -3,6 +3,8 @@
 
 #include <cstdio>
 
+#include <nlohmann/json.hpp>
+
 #include "jobs/job_report.h"
 #include "jobs/mpi_session.h"
 #include "jobs/mpi_util.h"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include <mpi.h>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "mdworkbench/op_stats.h"
 

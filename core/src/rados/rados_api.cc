@@ -3,8 +3,6 @@
 
 #include <dlfcn.h>
 
-#include <mutex>
-
 #include "util/shared_library.h"
 
 namespace deltameta {
@@ -28,16 +26,7 @@ std::string Load() {
 
 }  // namespace
 
-const RadosApi* LoadLibrados(std::string* error) {
-  static std::once_flag once;
-  static std::string failure;
-  std::call_once(once, [] { failure = Load(); });
-  if (!failure.empty()) {
-    *error = failure;
-    return nullptr;
-  }
-  return &the_api;
-}
+const RadosApi* LoadLibrados(std::string* error) { return LoadOnce(&the_api, Load, error); }
 
 const RadosApi& Librados() { return the_api; }
 

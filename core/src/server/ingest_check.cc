@@ -62,20 +62,18 @@ std::string Refusal(const StorageLocation& table, uint32_t partition, uint32_t p
 
 }  // namespace
 
-bool CheckIngestTables(const StorageLocation& store, uint32_t partition, uint32_t partitions,
-                       const std::vector<std::string>& table_uris, std::string* error) {
+Status CheckIngestTables(const StorageLocation& store, uint32_t partition, uint32_t partitions,
+                         const std::vector<std::string>& table_uris) {
   for (const std::string& uri : table_uris) {
     StorageLocation table;
-    if (!StorageLocation::Resolve(uri, &table, error)) return false;
+    const Status resolved = StorageLocation::Resolve(uri, &table);
+    if (!resolved.ok()) return resolved;
     std::string why = table.env() != store.env() ? "it is not in the file system of the store " + store.uri() +
                                                        ": write the tables into the same pool or directory tree"
                                                  : Refusal(table, partition, partitions);
-    if (!why.empty()) {
-      *error = "refused to ingest " + uri + ": " + why;
-      return false;
-    }
+    if (!why.empty()) return Status::InvalidArgument("refused to ingest " + uri + ": " + why);
   }
-  return true;
+  return Status::OK();
 }
 
 }  // namespace deltameta

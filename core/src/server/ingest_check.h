@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "deltameta/status.h"
 #include "deltameta/storage.h"
 
 namespace deltameta {
@@ -16,9 +17,9 @@ namespace deltameta {
 // only if each one: is in the store's file system; is a regular file named
 // p<partition>-NNNNNN.sst, as the bulk-insertion client names its tables; lies in a directory that is not a store (no
 // RocksDB CURRENT file, no layout marker); reads whole with every block checksum correct;
-// and holds only keys of names of that partition. False with *error naming the first table
-// that fails and why. Reads every table once.
-bool CheckIngestTables(const StorageLocation& store, uint32_t partition, uint32_t partitions,
-                       const std::vector<std::string>& table_uris, std::string* error);
+// and holds only keys of names of that partition. A failure names the first table that
+// fails and why. Reads every table once.
+Status CheckIngestTables(const StorageLocation& store, uint32_t partition, uint32_t partitions,
+                         const std::vector<std::string>& table_uris);
 
 }  // namespace deltameta

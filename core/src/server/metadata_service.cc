@@ -90,7 +90,7 @@ StatReply MetadataService::Create(const CreateRequest& req, std::string* key) {
   AppendKey(key, req.dir_id, req.name);
   const OpStatus check = CheckWrite(req.name, *key, true);
   if (check != OpStatus::kOk) return {check, {}};
-  rocksdb::Status s = store_->Put(*key, req.stat);
+  Status s = store_->Put(*key, req.stat);
   if (!s.ok()) {
     Report(s);
     return {OpStatus::kIoError, {}};
@@ -104,7 +104,7 @@ StatReply MetadataService::Lstat(const LstatRequest& req, std::string* key) {
   key->clear();
   AppendKey(key, req.dir_id, req.name);
   thread_local std::string value;
-  rocksdb::Status g = store_->Get(*key, &value);
+  Status g = store_->Get(*key, &value);
   if (g.IsNotFound()) return {OpStatus::kNotFound, {}};
   // The stat leads the value; an object's inline data may follow it.
   std::string_view v = value;
@@ -120,7 +120,7 @@ OpStatus MetadataService::CheckWrite(std::string_view name, const std::string& k
   if (PartitionOf(name, num_partitions_) != partition_) return OpStatus::kWrongServer;
   if (!check_existence_) return OpStatus::kOk;
   thread_local std::string existing;
-  rocksdb::Status g = store_->Get(key, &existing);
+  Status g = store_->Get(key, &existing);
   if (g.ok()) return must_be_new ? OpStatus::kExists : OpStatus::kOk;
   if (g.IsNotFound()) return must_be_new ? OpStatus::kOk : OpStatus::kNotFound;
   Report(g);
@@ -139,7 +139,7 @@ CreateDataReply MetadataService::CreateData(const CreateDataRequest& req, std::s
   value->clear();
   AppendStat(value, req.stat);
   value->append(req.data);
-  rocksdb::Status s = store_->PutValue(*key, *value);
+  Status s = store_->PutValue(*key, *value);
   if (!s.ok()) {
     Report(s);
     r.status = OpStatus::kIoError;
@@ -154,7 +154,7 @@ void MetadataService::ReadData(const NameRequest& req, uint32_t seq, std::string
   }
   key->clear();
   AppendKey(key, req.dir_id, req.name);
-  rocksdb::Status g = store_->Get(*key, value);
+  Status g = store_->Get(*key, value);
   if (g.IsNotFound()) return EncodeReadDataReply(OpStatus::kNotFound, {}, {}, seq, reply);
   std::string_view data = *value;
   FileStat stat;
@@ -170,7 +170,7 @@ OpStatus MetadataService::Delete(const NameRequest& req, std::string* key) {
   AppendKey(key, req.dir_id, req.name);
   const OpStatus check = CheckWrite(req.name, *key, false);
   if (check != OpStatus::kOk) return check;
-  rocksdb::Status s = store_->Delete(*key);
+  Status s = store_->Delete(*key);
   if (!s.ok()) {
     Report(s);
     return OpStatus::kIoError;
@@ -180,15 +180,15 @@ OpStatus MetadataService::Delete(const NameRequest& req, std::string* key) {
 
 IngestReply MetadataService::Ingest(const IngestRequest& req) {
   if (store_->read_only()) return {OpStatus::kReadOnly, "this server opened its store read-only"};
-  std::string error;
-  if (!CheckIngestTables(store_->location(), partition_, num_partitions_, req.table_paths, &error)) {
-    Report(error);
-    return {OpStatus::kRefused, error};
+  const Status checked = CheckIngestTables(store_->location(), partition_, num_partitions_, req.table_paths);
+  if (!checked.ok()) {
+    Report(checked);
+    return {OpStatus::kRefused, checked.ToString()};
   }
-  rocksdb::Status s = store_->Ingest(req.table_paths);
+  Status s = store_->Ingest(req.table_paths);
   if (!s.ok()) {
     Report(s);
-    return {OpStatus::kIoError, "cannot ingest " + req.table_paths[0] + ": " + s.ToString()};
+    return {OpStatus::kIoError, s.WithContext("cannot ingest " + req.table_paths[0]).ToString()};
   }
   return {OpStatus::kOk, ""};
 }
@@ -197,9 +197,9 @@ StatsReply MetadataService::Stats(const StatsRequest& req) {
   StatsReply r;
   r.cpu_micros = static_cast<uint64_t>(ProcessCpuSeconds() * 1e6);
   if (req.count_entries) {
-    rocksdb::Status s = store_->CountEntries(&r.entries);
+    Status s = store_->CountEntries(&r.entries);
     if (!s.ok()) {
-      Report("cannot count the entries: " + s.ToString());
+      Report(s.WithContext("cannot count the entries"));
       r.status = OpStatus::kIoError;
     }
   }

@@ -50,7 +50,7 @@ class MetadataService : public FrameHandler {
   StatsReply Stats(const StatsRequest& req);
   // Logs a failed request's reason: the first kLoggedErrors of them, then how many more.
   void Report(const std::string& what);
-  void Report(const rocksdb::Status& s) { Report(s.ToString()); }
+  void Report(const Status& s) { Report(s.ToString()); }
   static constexpr uint64_t kLoggedErrors = 10;
 
   Store* store_;

@@ -6,6 +6,8 @@
 
 #include <rocksdb/env.h>
 
+#include "store/rocksdb_status.h"
+
 namespace deltameta {
 namespace {
 
@@ -18,43 +20,38 @@ std::string StoreLayout::Describe() const {
          std::to_string(count);
 }
 
-bool CheckLayout(const std::string& uri, const StoreLayout& found, const StoreLayout& expected, std::string* error) {
-  if (found.kind == expected.kind && found.index == expected.index && found.count == expected.count) return true;
+Status CheckLayout(const std::string& uri, const StoreLayout& found, const StoreLayout& expected) {
+  if (found.kind == expected.kind && found.index == expected.index && found.count == expected.count)
+    return Status::OK();
   if (expected.kind == StoreLayout::Kind::kPartition) {
-    *error = uri + " holds " + found.Describe() + " but this server is rank " + std::to_string(expected.index) +
-             " of " + std::to_string(expected.count) + ": start as many server ranks as the store was written for";
-  } else {
-    *error = uri + " holds " + found.Describe() + ", expected " + expected.Describe();
+    return Status::InvalidArgument(uri + " holds " + found.Describe() + " but this server is rank " +
+                                   std::to_string(expected.index) + " of " + std::to_string(expected.count) +
+                                   ": start as many server ranks as the store was written for");
   }
-  return false;
+  return Status::InvalidArgument(uri + " holds " + found.Describe() + ", expected " + expected.Describe());
 }
 
 std::string RankStore(const std::string& root, uint32_t rank) { return root + "/" + RankStoreName(rank); }
 
 StorageLocation RankStore(const StorageLocation& root, uint32_t rank) { return root.Child(RankStoreName(rank)); }
 
-bool WriteLayout(const StorageLocation& dir, const StoreLayout& layout, std::string* error) {
+Status WriteLayout(const StorageLocation& dir, const StoreLayout& layout) {
   std::string text = "deltameta-store 1 " +
                      std::string(layout.kind == StoreLayout::Kind::kPartition ? "partition" : "origin") + " " +
                      std::to_string(layout.index) + " " + std::to_string(layout.count) + "\n";
-  rocksdb::Status s = rocksdb::WriteStringToFile(dir.env(), text, dir.Child(kLayoutFileName).path(), true);
-  if (!s.ok()) *error = "cannot write the layout marker in " + dir.uri() + ": " + s.ToString();
-  return s.ok();
+  return FromRocksDb(rocksdb::WriteStringToFile(dir.env(), text, dir.Child(kLayoutFileName).path(), true))
+      .WithContext("cannot write the layout marker in " + dir.uri());
 }
 
-bool ReadLayout(const StorageLocation& dir, StoreLayout* layout, std::string* error) {
+Status ReadLayout(const StorageLocation& dir, StoreLayout* layout) {
   const StorageLocation marker = dir.Child(kLayoutFileName);
   const std::string& path = marker.uri();
   std::string text;
   rocksdb::Status s = rocksdb::ReadFileToString(dir.env(), marker.path(), &text);
   if (s.IsNotFound() || s.IsPathNotFound()) {
-    *error = dir.uri() + " is not a deltameta store (no " + kLayoutFileName + ")";
-    return false;
+    return Status::NotFound(dir.uri() + " is not a deltameta store (no " + kLayoutFileName + ")");
   }
-  if (!s.ok()) {
-    *error = "cannot read " + path + ": " + s.ToString();
-    return false;
-  }
+  if (!s.ok()) return FromRocksDb(s).WithContext("cannot read " + path);
   std::istringstream in(text);
   std::string magic, kind;
   int version = 0;
@@ -64,13 +61,12 @@ bool ReadLayout(const StorageLocation& dir, StoreLayout* layout, std::string* er
   const bool complete = static_cast<bool>(in) && !(in >> rest);
   if (!complete || magic != "deltameta-store" || version != 1 || (kind != "partition" && kind != "origin") ||
       count < 1 || count > UINT32_MAX || index < 0 || index >= count) {
-    *error = path + " is malformed: expected 'deltameta-store 1 <partition|origin> <index> <count>'";
-    return false;
+    return Status::Corruption(path + " is malformed: expected 'deltameta-store 1 <partition|origin> <index> <count>'");
   }
   layout->kind = kind == "partition" ? StoreLayout::Kind::kPartition : StoreLayout::Kind::kOrigin;
   layout->index = static_cast<uint32_t>(index);
   layout->count = static_cast<uint32_t>(count);
-  return true;
+  return Status::OK();
 }
 
 }  // namespace deltameta

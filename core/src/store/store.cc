@@ -10,6 +10,8 @@
 #include <mutex>
 #include <vector>
 
+#include "store/rocksdb_status.h"
+
 namespace deltameta {
 namespace {
 
@@ -44,9 +46,9 @@ class StoreLogger : public rocksdb::Logger {
 };
 
 // `s` with what RocksDB logged before it, if anything.
-std::string Explained(const rocksdb::Status& s, StoreLogger* log) {
+Status Explained(const rocksdb::Status& s, StoreLogger* log) {
   const std::string lines = log->Lines();
-  return s.ToString() + (lines.empty() ? "" : " (rocksdb: " + lines + ")");
+  return WithRocksDbCode(s, s.ToString() + (lines.empty() ? "" : " (rocksdb: " + lines + ")"));
 }
 
 // The environment of a read-only store: the location's, but RocksDB starts no flush or
@@ -71,10 +73,12 @@ bool HoldsTables(const StorageLocation& dir) {
 
 }  // namespace
 
-std::unique_ptr<Store> Store::Open(const std::string& uri, Mode mode, const StoreOptions& options,
-                                   const StoreLayout& expected_layout, std::string* error) {
+Status Store::Open(const std::string& uri, Mode mode, const StoreOptions& options, const StoreLayout& expected_layout,
+                   std::unique_ptr<Store>* store) {
+  store->reset();
   StorageLocation where;
-  if (!StorageLocation::Resolve(uri, &where, error)) return nullptr;
+  Status resolved = StorageLocation::Resolve(uri, &where);
+  if (!resolved.ok()) return resolved;
   const std::string& path = where.path();
   rocksdb::Options o = options.ToRocksDb();
   o.env = where.env();
@@ -90,67 +94,59 @@ std::unique_ptr<Store> Store::Open(const std::string& uri, Mode mode, const Stor
   StoreLayout layout = expected_layout;
   if (mode == Mode::kCreate) {
     if (where.HasEntries()) {
-      *error = "a store already exists at " + uri + ": remove it, or open it with --use_existing_fs=1";
-      return nullptr;
+      return Status::InvalidArgument("a store already exists at " + uri +
+                                     ": remove it, or open it with --use_existing_fs=1");
     }
-    rocksdb::Status s = where.CreateDirs();
-    if (!s.ok()) {
-      *error = "cannot create store directory " + uri + ": " + s.ToString();
-      return nullptr;
-    }
+    Status s = where.CreateDirs();
+    if (!s.ok()) return s.WithContext("cannot create store directory " + uri);
     o.error_if_exists = true;
-    s = rocksdb::DB::Open(o, path, &db);
+    s = FromRocksDb(rocksdb::DB::Open(o, path, &db));
+    if (!s.ok()) return s.WithContext("cannot create store at " + uri);
+    s = WriteLayout(where, layout);
     if (!s.ok()) {
-      *error = "cannot create store at " + uri + ": " + s.ToString();
-      return nullptr;
-    }
-    if (!WriteLayout(where, layout, error)) {
       delete db;
-      return nullptr;
+      return s;
     }
   } else {
-    if (!where.Exists()) {
-      *error = "no store at " + uri + ": run the write phase first, or drop --use_existing_fs=1";
-      return nullptr;
+    Status s = where.Exists();
+    if (s.IsNotFound()) {
+      return Status::NotFound("no store at " + uri + ": run the write phase first, or drop --use_existing_fs=1");
     }
-    if (!ReadLayout(where, &layout, error)) return nullptr;
+    if (s.ok()) s = ReadLayout(where, &layout);
+    if (!s.ok()) return s;
     o.create_if_missing = false;
     read_only_env = std::make_unique<NoBackgroundThreadsEnv>(o.env);
     o.env = read_only_env.get();
-    rocksdb::Status s = rocksdb::DB::OpenForReadOnly(o, path, &db);
-    if (!s.ok()) {
-      *error = "cannot open store at " + uri + " read-only: " + Explained(s, log.get());
-      return nullptr;
-    }
+    const rocksdb::Status opened = rocksdb::DB::OpenForReadOnly(o, path, &db);
+    if (!opened.ok()) return Explained(opened, log.get()).WithContext("cannot open store at " + uri + " read-only");
     std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions()));
     it->SeekToFirst();
     if (!it->Valid()) {
       const rocksdb::Status read = it->status();
       it.reset();
       delete db;
-      if (!read.ok()) {
-        *error = "cannot read the store at " + uri + ": " + Explained(read, log.get());
-      } else if (HoldsTables(where)) {
-        *error = "the store at " + uri + " is damaged: its MANIFEST lists no entries but the directory holds " +
-                 "table files; restore it or run the write phase again";
-      } else {
-        *error = "the store at " + uri + " is empty: run the write phase first";
+      if (!read.ok()) return Explained(read, log.get()).WithContext("cannot read the store at " + uri);
+      if (HoldsTables(where)) {
+        return Status::Corruption("the store at " + uri +
+                                  " is damaged: its MANIFEST lists no entries but the directory holds " +
+                                  "table files; restore it or run the write phase again");
       }
-      return nullptr;
+      return Status::NotFound("the store at " + uri + " is empty: run the write phase first");
     }
-    if (!CheckLayout(uri, layout, expected_layout, error)) {
+    s = CheckLayout(uri, layout, expected_layout);
+    if (!s.ok()) {
       it.reset();
       delete db;
-      return nullptr;
+      return s;
     }
   }
-  std::unique_ptr<Store> store(new Store(where, layout, std::move(read_only_env), options.ToWriteOptions(), db));
+  store->reset(new Store(where, layout, std::move(read_only_env), options.ToWriteOptions(), db));
   const bool flush_log = o.manual_wal_flush && !options.disable_write_ahead_logging && options.wal_flush_ms > 0;
   const int64_t reserve = where.is_rados() ? 0 : options.space_reserve;  // RADOS reports a full pool itself
   if (mode == Mode::kCreate && (flush_log || reserve > 0)) {
-    store->StartWatcher(options.wal_flush_ms > 0 ? options.wal_flush_ms : 100, flush_log, reserve);
+    (*store)->StartWatcher(options.wal_flush_ms > 0 ? options.wal_flush_ms : 100, flush_log, reserve);
   }
-  return store;
+  return Status::OK();
 }
 
 Store::~Store() { Close(); }
@@ -200,62 +196,63 @@ void Store::StopWatcher() {
   watcher_.join();
 }
 
-rocksdb::Status Store::NoSpace() const {
-  return rocksdb::Status::NoSpace("less free space at " + location_.uri() +
-                                  " than the store keeps for a clean close; free space or move the store");
+Status Store::NoSpace() const {
+  return FromRocksDb(rocksdb::Status::NoSpace("less free space at " + location_.uri() +
+                                              " than the store keeps for a clean close; free space or move the store"));
 }
 
-rocksdb::Status Store::Put(std::string_view key, const FileStat& stat) {
+Status Store::Put(std::string_view key, const FileStat& stat) {
   if (space_low_.load(std::memory_order_relaxed)) return NoSpace();
   char value[kMaxEncodedStatBytes];
   const size_t n = EncodeStat(stat, value);
-  return db_->Put(write_options_, rocksdb::Slice(key.data(), key.size()), rocksdb::Slice(value, n));
+  return FromRocksDb(db_->Put(write_options_, rocksdb::Slice(key.data(), key.size()), rocksdb::Slice(value, n)));
 }
 
-rocksdb::Status Store::PutValue(std::string_view key, std::string_view value) {
+Status Store::PutValue(std::string_view key, std::string_view value) {
   if (space_low_.load(std::memory_order_relaxed)) return NoSpace();
-  return db_->Put(write_options_, rocksdb::Slice(key.data(), key.size()), rocksdb::Slice(value.data(), value.size()));
+  return FromRocksDb(
+      db_->Put(write_options_, rocksdb::Slice(key.data(), key.size()), rocksdb::Slice(value.data(), value.size())));
 }
 
-rocksdb::Status Store::Delete(std::string_view key) {
+Status Store::Delete(std::string_view key) {
   if (space_low_.load(std::memory_order_relaxed)) return NoSpace();
-  return db_->Delete(write_options_, rocksdb::Slice(key.data(), key.size()));
+  return FromRocksDb(db_->Delete(write_options_, rocksdb::Slice(key.data(), key.size())));
 }
 
-rocksdb::Status Store::Write(rocksdb::WriteBatch* batch) {
+Status Store::Write(rocksdb::WriteBatch* batch) {
   if (space_low_.load(std::memory_order_relaxed)) return NoSpace();
-  return db_->Write(write_options_, batch);
+  return FromRocksDb(db_->Write(write_options_, batch));
 }
 
-rocksdb::Status Store::Get(std::string_view key, std::string* value) {
-  return db_->Get(rocksdb::ReadOptions(), rocksdb::Slice(key.data(), key.size()), value);
+Status Store::Get(std::string_view key, std::string* value) {
+  return FromRocksDb(db_->Get(rocksdb::ReadOptions(), rocksdb::Slice(key.data(), key.size()), value));
 }
 
-rocksdb::Status Store::Ingest(const std::vector<std::string>& table_uris) {
+Status Store::Ingest(const std::vector<std::string>& table_uris) {
   std::vector<std::string> table_paths;
   for (const std::string& uri : table_uris) {
     StorageLocation table;
-    std::string error;
-    if (!StorageLocation::Resolve(uri, &table, &error)) return rocksdb::Status::InvalidArgument(error);
+    const Status resolved = StorageLocation::Resolve(uri, &table);
+    if (!resolved.ok()) return FromRocksDb(rocksdb::Status::InvalidArgument(resolved.ToString()));
     if (table.env() != location_.env()) {
-      return rocksdb::Status::InvalidArgument(uri + " is not in the file system of the store " + location_.uri() +
-                                              ": write the tables into the same pool or directory tree");
+      return FromRocksDb(rocksdb::Status::InvalidArgument(uri + " is not in the file system of the store " +
+                                                          location_.uri() +
+                                                          ": write the tables into the same pool or directory tree"));
     }
     table_paths.push_back(table.path());
   }
   rocksdb::IngestExternalFileOptions io;
   io.move_files = true;
-  return db_->IngestExternalFile(table_paths, io);
+  return FromRocksDb(db_->IngestExternalFile(table_paths, io));
 }
 
-rocksdb::Status Store::CountEntries(uint64_t* entries) {
+Status Store::CountEntries(uint64_t* entries) {
   uint64_t n = 0;
   auto it = NewIterator();
   for (it->SeekToFirst(); it->Valid(); it->Next()) n++;
   *entries = n;
-  return it->status();
+  return FromRocksDb(it->status());
 }
-
 std::unique_ptr<rocksdb::Iterator> Store::NewIterator() {
   rocksdb::ReadOptions ro;
   ro.fill_cache = false;
@@ -271,17 +268,17 @@ std::unique_ptr<rocksdb::Iterator> Store::NewScanIterator(size_t readahead_bytes
   return std::unique_ptr<rocksdb::Iterator>(db_->NewIterator(ro));
 }
 
-rocksdb::Status Store::Flush() {
+Status Store::Flush() {
   rocksdb::Status s = db_->FlushWAL(true);
   if (s.ok()) s = db_->Flush(rocksdb::FlushOptions());
-  return s;
+  return FromRocksDb(s);
 }
 
-rocksdb::Status Store::Close() {
-  if (!db_) return rocksdb::Status::OK();
+Status Store::Close() {
+  if (!db_) return Status::OK();
   StopWatcher();
-  rocksdb::Status s = read_only() ? rocksdb::Status::OK() : Flush();
-  rocksdb::Status c = db_->Close();
+  Status s = read_only() ? Status::OK() : Flush();
+  Status c = FromRocksDb(db_->Close());
   db_.reset();
   return s.ok() ? c : s;
 }

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 extern char** environ;
 
 namespace deltameta {
@@ -50,7 +52,7 @@ bool StoreOptions::CompressionAvailable() {
 #endif
 }
 
-bool StoreOptions::LoadFromEnvironment(std::string* error) {
+Status StoreOptions::LoadFromEnvironment() {
   StoreOptions loaded = *this;  // applied only if every variable is valid
   for (char** e = environ; *e != nullptr; e++) {
     if (std::strncmp(*e, kPrefix, sizeof(kPrefix) - 1) != 0) continue;
@@ -62,33 +64,29 @@ bool StoreOptions::LoadFromEnvironment(std::string* error) {
       if (name == c.name) s = &c;
     }
     if (s == nullptr) {
-      *error = "unknown store setting " + std::string(kPrefix) + name +
-               " in the environment (the settings are listed in core/README.md)";
-      return false;
+      return Status::InvalidArgument("unknown store setting " + std::string(kPrefix) + name +
+                                     " in the environment (the settings are listed in core/README.md)");
     }
     char* end = nullptr;
     long long v = std::strtoll(text.c_str(), &end, 10);
     const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
     if (!digits || *end != '\0' || v < s->min || v > s->max) {
-      *error = std::string(kPrefix) + name + " expects an integer in [" + std::to_string(s->min) + ", " +
-               std::to_string(s->max) + "], got '" + text + "'";
-      return false;
+      return Status::InvalidArgument(std::string(kPrefix) + name + " expects an integer in [" + std::to_string(s->min) +
+                                     ", " + std::to_string(s->max) + "], got '" + text + "'");
     }
     if (s->bool_field == &StoreOptions::compression && v != 0 && !CompressionAvailable()) {
-      *error = std::string(kPrefix) + name +
-               "=1 needs Snappy, which this build does not have "
-               "(DELTAMETA_WITH_SNAPPY=OFF): set it to 0";
-      return false;
+      return Status::InvalidArgument(std::string(kPrefix) + name +
+                                     "=1 needs Snappy, which this build does not have "
+                                     "(DELTAMETA_WITH_SNAPPY=OFF): set it to 0");
     }
     if (s->int_field) loaded.*(s->int_field) = v;
     if (s->bool_field) loaded.*(s->bool_field) = v != 0;
   }
   if (loaded.l0_hard_limit < loaded.l0_soft_limit) {
-    *error = "DELTAFS_Db_l0_hard_limit must be >= DELTAFS_Db_l0_soft_limit";
-    return false;
+    return Status::InvalidArgument("DELTAFS_Db_l0_hard_limit must be >= DELTAFS_Db_l0_soft_limit");
   }
   *this = loaded;
-  return true;
+  return Status::OK();
 }
 
 nlohmann::json StoreOptions::ToJson() const {

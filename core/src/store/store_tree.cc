@@ -29,26 +29,19 @@ bool IsDir(const StorageLocation& where) {
 }
 
 // A store or table directory: counts its files into *tree, or says why it is not one.
-bool RecognizeStoreDir(const StorageLocation& dir, bool allow_empty, StoreTree* tree, std::string* why) {
+Status RecognizeStoreDir(const StorageLocation& dir, bool allow_empty, StoreTree* tree) {
   std::vector<std::string> names;
-  rocksdb::Status s = dir.ListChildren(&names);
-  if (!s.ok()) {
-    *why = "cannot list " + dir.uri() + ": " + s.ToString();
-    return false;
-  }
+  Status s = dir.ListChildren(&names);
+  if (!s.ok()) return s.WithContext("cannot list " + dir.uri());
   for (const std::string& name : names) {
     if (!IsStoreFileName(name) || IsDir(dir.Child(name))) {
-      *why = dir.Child(name).uri() + " is not a file deltameta or RocksDB writes";
-      return false;
+      return Status::InvalidArgument(dir.Child(name).uri() + " is not a file deltameta or RocksDB writes");
     }
   }
-  if (names.empty() && !allow_empty) {
-    *why = dir.uri() + " is empty";
-    return false;
-  }
+  if (names.empty() && !allow_empty) return Status::InvalidArgument(dir.uri() + " is empty");
   tree->stores += names.empty() ? 0 : 1;
   tree->files += names.size();
-  return true;
+  return Status::OK();
 }
 
 // `path` is `/`, the working directory or above it, or the home directory.
@@ -70,47 +63,34 @@ bool IsProtectedLocalPath(const std::string& path) {
 
 }  // namespace
 
-bool RecognizeStoreTree(const StorageLocation& where, StoreTree* tree, std::string* why) {
+Status RecognizeStoreTree(const StorageLocation& where, StoreTree* tree) {
   *tree = StoreTree();
-  why->clear();
-  if (!where.Exists()) return false;
-  const std::string refuse = where.uri() + " is not a tree of deltameta stores: ";
+  Status s = where.Exists();
+  if (!s.ok()) return s;
+  const std::string refuse = where.uri() + " is not a tree of deltameta stores";
   if (!where.is_rados() && IsProtectedLocalPath(where.path())) {
-    *why = refuse + "it is /, the working directory or above it, or the home directory";
-    return false;
+    return Status::InvalidArgument(refuse + ": it is /, the working directory or above it, or the home directory");
   }
-  if (!IsDir(where)) {
-    *why = refuse + "it is a file";
-    return false;
-  }
+  if (!IsDir(where)) return Status::InvalidArgument(refuse + ": it is a file");
   std::vector<std::string> names;
-  rocksdb::Status s = where.ListChildren(&names);
-  if (!s.ok()) {
-    *why = "cannot list " + where.uri() + ": " + s.ToString();
-    return false;
-  }
+  s = where.ListChildren(&names);
+  if (!s.ok()) return s.WithContext("cannot list " + where.uri());
   bool root = !names.empty();
   for (const std::string& name : names) root = root && IsRankName(name) && IsDir(where.Child(name));
-  std::string detail;
-  bool ok = true;
   if (root) {
-    for (size_t i = 0; ok && i < names.size(); i++) ok = RecognizeStoreDir(where.Child(names[i]), true, tree, &detail);
+    for (size_t i = 0; s.ok() && i < names.size(); i++) s = RecognizeStoreDir(where.Child(names[i]), true, tree);
   } else {
-    ok = RecognizeStoreDir(where, false, tree, &detail);
+    s = RecognizeStoreDir(where, false, tree);
   }
-  if (!ok) {
-    *tree = StoreTree();
-    *why = refuse + detail;
-  }
-  return ok;
+  if (!s.ok()) *tree = StoreTree();
+  return s.WithContext(refuse);
 }
 
-bool RemoveStoreTree(const StorageLocation& where, bool dry_run, StoreTree* tree, std::string* error) {
-  if (!RecognizeStoreTree(where, tree, error)) return error->empty();  // missing: nothing to remove
-  if (dry_run) return true;
-  rocksdb::Status s = where.RemoveAll();
-  if (!s.ok()) *error = "cannot remove " + where.uri() + ": " + s.ToString();
-  return s.ok();
+Status RemoveStoreTree(const StorageLocation& where, bool dry_run, StoreTree* tree) {
+  Status s = RecognizeStoreTree(where, tree);
+  if (s.IsNotFound()) return Status::OK();  // missing: nothing to remove
+  if (!s.ok() || dry_run) return s;
+  return where.RemoveAll().WithContext("cannot remove " + where.uri());
 }
 
 }  // namespace deltameta

@@ -5,6 +5,7 @@
 #include <asio/version.hpp>
 #include <rocksdb/version.h>
 #ifdef DELTAMETA_WITH_SNAPPY
+#include <nlohmann/json.hpp>
 #include <snappy-stubs-public.h>
 #endif
 

@@ -4,6 +4,8 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include <nlohmann/json.hpp>
+
 namespace deltameta {
 namespace {
 
@@ -50,17 +52,16 @@ FlagSet::Flag* FlagSet::Find(const std::string& name) {
   return nullptr;
 }
 
-bool FlagSet::Assign(Flag* f, const std::string& text, std::string* error) {
+Status FlagSet::Assign(Flag* f, const std::string& text) {
   const std::string flag = "--" + f->name;
   switch (f->kind) {
     case Kind::kInt: {
       int64_t v;
       if (!ParseInt(text, &v) || v < f->min || v > f->max) {
-        *error = flag + " expects " + Describe(f->min, f->max) + ", got '" + text + "'";
-        return false;
+        return Status::InvalidArgument(flag + " expects " + Describe(f->min, f->max) + ", got '" + text + "'");
       }
       *static_cast<int64_t*>(f->value) = v;
-      return true;
+      return Status::OK();
     }
     case Kind::kBool:
       if (text == "1" || text == "true") {
@@ -68,42 +69,42 @@ bool FlagSet::Assign(Flag* f, const std::string& text, std::string* error) {
       } else if (text == "0" || text == "false") {
         *static_cast<bool*>(f->value) = false;
       } else {
-        *error = flag + " expects 0 or 1, got '" + text + "'";
-        return false;
+        return Status::InvalidArgument(flag + " expects 0 or 1, got '" + text + "'");
       }
-      return true;
+      return Status::OK();
     case Kind::kString:
       *static_cast<std::string*>(f->value) = text;
-      return true;
+      return Status::OK();
     case Kind::kCompat:
       f->given = text;
-      return true;
+      return Status::OK();
   }
-  return false;
+  return Status::InvalidArgument(flag + " has no kind");
 }
 
-FlagSet::Result FlagSet::Parse(int argc, char** argv, std::string* error) {
+Status FlagSet::Parse(int argc, char** argv, bool* help) {
+  *help = false;
   for (int i = 1; i < argc; i++) {
     std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") return Result::kHelp;
+    if (arg == "--help" || arg == "-h") {
+      *help = true;
+      return Status::OK();
+    }
     size_t eq = arg.find('=');
     if (arg.rfind("--", 0) != 0 || eq == std::string::npos || eq == 2) {
-      *error = "malformed argument '" + arg + "': flags are written --name=value (see --help)";
-      return Result::kError;
+      return Status::InvalidArgument("malformed argument '" + arg + "': flags are written --name=value (see --help)");
     }
     Flag* f = Find(arg.substr(2, eq - 2));
     if (f == nullptr) {
-      *error = "unknown flag '" + arg.substr(0, eq) + "' (see --help for the flags of " + tool_ + ")";
-      return Result::kError;
+      return Status::InvalidArgument("unknown flag '" + arg.substr(0, eq) + "' (see --help for the flags of " + tool_ +
+                                     ")");
     }
-    if (f->seen) {
-      *error = "flag --" + f->name + " given twice";
-      return Result::kError;
-    }
+    if (f->seen) return Status::InvalidArgument("flag --" + f->name + " given twice");
     f->seen = true;
-    if (!Assign(f, arg.substr(eq + 1), error)) return Result::kError;
+    Status s = Assign(f, arg.substr(eq + 1));
+    if (!s.ok()) return s;
   }
-  return Result::kOk;
+  return Status::OK();
 }
 
 std::string FlagSet::Usage() const {

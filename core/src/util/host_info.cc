@@ -6,6 +6,8 @@
 #include <fstream>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "util/build_info.h"
 
 namespace deltameta {

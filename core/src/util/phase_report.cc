@@ -3,6 +3,8 @@
 
 #include <sys/resource.h>
 
+#include <nlohmann/json.hpp>
+
 namespace deltameta {
 
 double MicrosPerOp(const JobPhase& job) {

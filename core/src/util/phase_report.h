@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "util/histogram.h"
 

@@ -50,9 +50,10 @@ std::vector<nlohmann::json> Documents(const std::string& path) {
 
 // Opens this rank's store under `root` read-only, expecting `layout`.
 std::unique_ptr<Store> OpenMine(const std::string& root, const StoreLayout& layout) {
-  std::string error;
-  auto store = Store::Open(RankStore(root, layout.index), Store::Mode::kReadOnly, StoreOptions(), layout, &error);
-  EXPECT_NE(store, nullptr) << error;
+  std::unique_ptr<Store> store;
+  const Status opened =
+      Store::Open(RankStore(root, layout.index), Store::Mode::kReadOnly, StoreOptions(), layout, &store);
+  EXPECT_TRUE(opened.ok()) << opened.ToString();
   return store;
 }
 

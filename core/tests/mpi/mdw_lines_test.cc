@@ -9,20 +9,10 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include "mpi_test.h"
+
 namespace deltameta {
 namespace {
-
-int Rank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
-}
-
-int Size() {
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
 
 // A benchmark part of `n` objects: each a stat, read, delete and create of `ms` ms.
 MdwLinePart Benchmark(int n, float ms, double elapsed_s) {
@@ -65,7 +55,7 @@ TEST(MdwLines, QuantilesAndFieldsInMdworkbenchOrder) {
 
 TEST(MdwLines, RankZeroGetsEveryRanksOperations) {
   // Rank r: r + 1 objects of r + 1 ms each, r + 1 seconds.
-  const int r = Rank();
+  const int r = TestSession().rank();
   MdwLineSettings s;
   s.object_size = 0;
   s.process_reports = true;
@@ -74,10 +64,10 @@ TEST(MdwLines, RankZeroGetsEveryRanksOperations) {
     EXPECT_EQ(out, "");
     return;
   }
-  const int n = Size() * (Size() + 1) / 2;  // objects over all ranks
+  const int n = TestSession().size() * (TestSession().size() + 1) / 2;  // objects over all ranks
   char head[256];
-  std::snprintf(head, sizeof(head), "benchmark process max:%d.00s min:1.0s mean: %.1fs balance:%.1f ", Size(),
-                n / static_cast<double>(Size()), 100.0 / Size());
+  std::snprintf(head, sizeof(head), "benchmark process max:%d.00s min:1.0s mean: %.1fs balance:%.1f ",
+                TestSession().size(), n / static_cast<double>(TestSession().size()), 100.0 / TestSession().size());
   EXPECT_EQ(out.rfind(head, 0), 0u) << out;
   EXPECT_NE(out.find(" objects:" + std::to_string(n) + " "), std::string::npos) << out;
   EXPECT_NE(out.find(" (0 errs) read("), std::string::npos) << out;
@@ -85,7 +75,7 @@ TEST(MdwLines, RankZeroGetsEveryRanksOperations) {
   EXPECT_NE(out.find(") create("), std::string::npos) << out;
   EXPECT_NE(out.find(") delete(1.0000e-03s, "), std::string::npos) << out;
   // One line per rank after the phase's, its own objects.
-  for (int rank = 0; rank < Size(); rank++) {
+  for (int rank = 0; rank < TestSession().size(); rank++) {
     const std::string line = "\n" + std::to_string(rank) + ": benchmark process max:" + std::to_string(rank + 1) +
                              ".00s rate:" + std::to_string(4 * (rank + 1) / (rank + 1)) +
                              ".0 iops/s objects:" + std::to_string(rank + 1) + " ";

@@ -11,21 +11,10 @@
 
 #include "jobs/job_report.h"
 #include "jobs/mpi_util.h"
+#include "mpi_test.h"
 
 namespace deltameta {
 namespace {
-
-int Rank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
-}
-
-int Size() {
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
 
 // Anonymous resident memory (heap, stacks, MPI's pools) of this process, KiB.
 long RssAnonKib() {
@@ -55,24 +44,24 @@ RankPhase PhaseOfRank(int r) {
 // at one reduction, so that the one-time buffers MPI takes for early messages are in
 // place already. Runs first: the pool, once taken, stays.
 TEST(MergeRanks, TakesNoLastingMpiMemory) {
-  for (int late = 0; late < Size(); late++) {
-    if (Rank() == late) usleep(20000);
+  for (int late = 0; late < TestSession().size(); late++) {
+    if (TestSession().rank() == late) usleep(20000);
     uint64_t in[Histogram::kBuckets] = {0}, out[Histogram::kBuckets];
     QuietReduce(in, out, Histogram::kBuckets, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   }
   const long before = RssAnonKib();
-  for (int i = 0; i < 3; i++) MergeRanks(PhaseOfRank(Rank()), MPI_COMM_WORLD);
+  for (int i = 0; i < 3; i++) MergeRanks(PhaseOfRank(TestSession().rank()), MPI_COMM_WORLD);
   long growth = RssAnonKib() - before, most = 0;
   QuietReduce(&growth, &most, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
-  if (Rank() == 0) {
+  if (TestSession().rank() == 0) {
     EXPECT_LT(most, 64) << "KiB of anonymous memory gained by a rank";
   }
 }
 
 TEST(MergeRanks, SumsCountsAndTimesAndKeepsTheExtremes) {
-  const int n = Size();
-  JobPhase job = MergeRanks(PhaseOfRank(Rank()), MPI_COMM_WORLD);
-  if (Rank() != 0) return;
+  const int n = TestSession().size();
+  JobPhase job = MergeRanks(PhaseOfRank(TestSession().rank()), MPI_COMM_WORLD);
+  if (TestSession().rank() != 0) return;
   const uint64_t ops = static_cast<uint64_t>(n) * (n + 1) / 2;
   EXPECT_EQ(job.ranks, n);
   EXPECT_EQ(job.counters.ops, ops);
@@ -92,7 +81,7 @@ TEST(MergeRanks, SumsCountsAndTimesAndKeepsTheExtremes) {
 
 TEST(MergeRanks, EmptyPhasesMergeToZeroLatencies) {
   JobPhase job = MergeRanks(RankPhase(), MPI_COMM_WORLD);
-  if (Rank() != 0) return;
+  if (TestSession().rank() != 0) return;
   EXPECT_EQ(job.latency_ns.count(), 0u);
   EXPECT_EQ(job.latency_ns.min(), 0u);
   EXPECT_EQ(job.latency_ns.max(), 0u);

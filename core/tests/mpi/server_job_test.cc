@@ -101,8 +101,10 @@ TEST_F(ServerJobTest, StartsListensOnEveryRankAndStopsOnSigterm) {
   // The store stays: partition r of the job's ranks.
   StoreLayout layout;
   StorageLocation mine;
-  ASSERT_TRUE(StorageLocation::Resolve(RankStore(db_, static_cast<uint32_t>(rank_)), &mine, &error)) << error;
-  ASSERT_TRUE(ReadLayout(mine, &layout, &error)) << error;
+  Status s = StorageLocation::Resolve(RankStore(db_, static_cast<uint32_t>(rank_)), &mine);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  s = ReadLayout(mine, &layout);
+  ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(layout.Describe(), "partition " + std::to_string(rank_) + " of " + std::to_string(ranks_));
   if (rank_ == 0) {
     EXPECT_FALSE(std::filesystem::exists(ready));  // rank 0 removes it at exit
@@ -139,9 +141,9 @@ TEST_F(ServerJobTest, AReadOnlyStartNeedsStoresOfItsRankCount) {
   // Stores written for one rank more than this job has.
   const StoreLayout other{StoreLayout::Kind::kPartition, static_cast<uint32_t>(rank_),
                           static_cast<uint32_t>(ranks_) + 1};
-  std::string error;
-  auto store = Store::Open(RankStore(db_, other.index), Store::Mode::kCreate, StoreOptions(), other, &error);
-  EXPECT_NE(store, nullptr) << error;
+  std::unique_ptr<Store> store;
+  const Status opened = Store::Open(RankStore(db_, other.index), Store::Mode::kCreate, StoreOptions(), other, &store);
+  EXPECT_TRUE(opened.ok()) << opened.ToString();
   FileStat stat;
   stat.ino = 1;
   EXPECT_TRUE(store && store->Put(EncodeKey(1, "f"), stat).ok() && store->Close().ok());

@@ -71,8 +71,8 @@ class RadosFsTest : public ::testing::Test {
     const std::string uri = "rados://" + Pool() + "/" +
                             ::testing::UnitTest::GetInstance()->current_test_info()->name() + "-" +
                             std::to_string(getpid());
-    std::string error;
-    ASSERT_TRUE(StorageLocation::Resolve(uri, &root_, &error)) << error;
+    const Status s = StorageLocation::Resolve(uri, &root_);
+    ASSERT_TRUE(s.ok()) << s.ToString();
     ASSERT_TRUE(root_.CreateDirs().ok());
     env_ = root_.env();
   }
@@ -318,20 +318,21 @@ TEST_F(RadosFsTest, StoreWithIngestedTablesLivesInRados) {
   ASSERT_GE(uris.size(), 2u);
   EXPECT_EQ(uris[0], tables.uri() + "/p0-000001.sst");
 
-  std::string error;
   const std::string store_uri = root_.Child("r0").uri();
   {
-    auto store = Store::Open(store_uri, Store::Mode::kCreate, options, StoreLayout(), &error);
-    ASSERT_NE(store, nullptr) << error;
+    std::unique_ptr<Store> store;
+    const Status opened = Store::Open(store_uri, Store::Mode::kCreate, options, StoreLayout(), &store);
+    ASSERT_TRUE(opened.ok()) << opened.ToString();
     ASSERT_TRUE(store->Put("direct", FileStat{}).ok());
-    rocksdb::Status s = store->Ingest(uris);
+    Status s = store->Ingest(uris);
     ASSERT_TRUE(s.ok()) << s.ToString();
     s = store->Close();
     ASSERT_TRUE(s.ok()) << s.ToString();
   }
   EXPECT_TRUE(Children("tables").empty()) << "ingestion moves the tables";
-  auto store = Store::Open(store_uri, Store::Mode::kReadOnly, options, StoreLayout(), &error);
-  ASSERT_NE(store, nullptr) << error;
+  std::unique_ptr<Store> store;
+  const Status opened = Store::Open(store_uri, Store::Mode::kReadOnly, options, StoreLayout(), &store);
+  ASSERT_TRUE(opened.ok()) << opened.ToString();
   uint64_t entries = 0;
   ASSERT_TRUE(store->CountEntries(&entries).ok());
   EXPECT_EQ(entries, 20001u);
@@ -343,12 +344,11 @@ TEST_F(RadosFsTest, StoreWithIngestedTablesLivesInRados) {
 
 TEST_F(RadosFsTest, ErrorsNameTheProblem) {
   StorageLocation where;
-  std::string error;
-  EXPECT_FALSE(StorageLocation::Resolve("rados://no-such-pool/x", &where, &error));
+  std::string error = StorageLocation::Resolve("rados://no-such-pool/x", &where).ToString();
   EXPECT_NE(error.find("pool 'no-such-pool' does not exist"), std::string::npos) << error;
-  EXPECT_FALSE(StorageLocation::Resolve("rados:///x", &where, &error));
+  error = StorageLocation::Resolve("rados:///x", &where).ToString();
   EXPECT_NE(error.find("names no pool"), std::string::npos) << error;
-  EXPECT_FALSE(StorageLocation::Resolve("s3://bucket/x", &where, &error));
+  error = StorageLocation::Resolve("s3://bucket/x", &where).ToString();
   EXPECT_NE(error.find("unknown scheme"), std::string::npos) << error;
 
   PoolObjects pool;

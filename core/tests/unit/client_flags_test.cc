@@ -14,8 +14,9 @@ std::string Parse(std::vector<std::string> args, ClientFlags* flags) {
   FlagSet set("deltameta_client", "test");
   RegisterClientFlags(&set, flags);
   CommandLine line("deltameta_client", std::move(args));
-  std::string error;
-  if (set.Parse(line.argc(), line.argv(), &error) != FlagSet::Result::kOk) return error;
+  bool help = false;
+  const Status s = set.Parse(line.argc(), line.argv(), &help);
+  if (!s.ok()) return s.ToString();
   return CheckClientFlags(*flags);
 }
 

@@ -47,11 +47,12 @@ class ClientStoreModesTest : public ::testing::Test {
 TEST_F(ClientStoreModesTest, EachRankWritesItsOwnOriginStore) {
   for (uint32_t r = 0; r < 2; r++) Write(RankOf(r, 2));
   StorageLocation root;
-  std::string error;
-  ASSERT_TRUE(StorageLocation::Resolve(flags_.db, &root, &error)) << error;
+  const Status resolved = StorageLocation::Resolve(flags_.db, &root);
+  ASSERT_TRUE(resolved.ok()) << resolved.ToString();
   for (uint32_t r = 0; r < 2; r++) {
     StoreLayout layout;
-    ASSERT_TRUE(ReadLayout(RankStore(root, r), &layout, &error)) << error;
+    const Status s = ReadLayout(RankStore(root, r), &layout);
+    ASSERT_TRUE(s.ok()) << s.ToString();
     EXPECT_EQ(layout.Describe(), "origin store " + std::to_string(r) + " of 2");
   }
 }

@@ -3,6 +3,7 @@
 #include "compactor/compactor_flags.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "command_line.h"
 
@@ -14,8 +15,9 @@ std::string Parse(std::vector<std::string> args, CompactorFlags* flags, nlohmann
   FlagSet set("deltameta_compactor", "test");
   RegisterCompactorFlags(&set, flags);
   CommandLine line("deltameta_compactor", std::move(args));
-  std::string error;
-  if (set.Parse(line.argc(), line.argv(), &error) != FlagSet::Result::kOk) return error;
+  bool help = false;
+  const Status s = set.Parse(line.argc(), line.argv(), &help);
+  if (!s.ok()) return s.ToString();
   if (values) *values = set.Values();
   return CheckCompactorFlags(*flags);
 }

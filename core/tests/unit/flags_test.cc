@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace deltameta {
 namespace {
@@ -25,39 +26,40 @@ class FlagsTest : public ::testing::Test {
     flags_->Compat("old", "accepted and ignored");
   }
 
-  FlagSet::Result Parse(std::initializer_list<const char*> args) {
+  Status Parse(std::initializer_list<const char*> args) {
     Register();
     std::vector<std::string> storage = {"deltameta_test"};
     storage.insert(storage.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (auto& s : storage) argv.push_back(s.data());
-    error_.clear();
-    return flags_->Parse(static_cast<int>(argv.size()), argv.data(), &error_);
+    return flags_->Parse(static_cast<int>(argv.size()), argv.data(), &help_);
   }
 
   // Parses the arguments, expects an error, and returns its message.
   std::string ErrorOf(std::initializer_list<const char*> args) {
-    EXPECT_EQ(Parse(args), FlagSet::Result::kError);
-    EXPECT_FALSE(error_.empty());
-    return error_;
+    const Status s = Parse(args);
+    EXPECT_TRUE(s.IsInvalidArgument());
+    EXPECT_FALSE(help_);
+    EXPECT_FALSE(s.ToString().empty());
+    return s.ToString();
   }
 
   std::unique_ptr<FlagSet> flags_;
   int64_t num_ = 7;
   bool on_ = false;
   std::string dir_ = "/tmp/default";
-  std::string error_;
+  bool help_ = false;
 };
 
 TEST_F(FlagsTest, ParsesEveryKind) {
-  ASSERT_EQ(Parse({"--num=-5", "--on=true", "--dir=/a=b", "--old=x"}), FlagSet::Result::kOk) << error_;
+  ASSERT_TRUE(Parse({"--num=-5", "--on=true", "--dir=/a=b", "--old=x"}).ok());
   EXPECT_EQ(num_, -5);
   EXPECT_TRUE(on_);
   EXPECT_EQ(dir_, "/a=b");
 }
 
 TEST_F(FlagsTest, KeepsDefaultsOfFlagsNotGiven) {
-  ASSERT_EQ(Parse({"--num=100"}), FlagSet::Result::kOk) << error_;
+  ASSERT_TRUE(Parse({"--num=100"}).ok());
   EXPECT_EQ(num_, 100);
   EXPECT_FALSE(on_);
   EXPECT_EQ(dir_, "/tmp/default");
@@ -68,7 +70,8 @@ TEST_F(FlagsTest, BoolSpellings) {
       {"--on=1", true}, {"--on=true", true}, {"--on=0", false}, {"--on=false", false}};
   for (const auto& [arg, want] : spellings) {
     on_ = !want;
-    ASSERT_EQ(Parse({arg}), FlagSet::Result::kOk) << arg << ": " << error_;
+    ASSERT_TRUE(Parse({arg}).ok()) << arg;
+    EXPECT_FALSE(help_);
     EXPECT_EQ(on_, want) << arg;
   }
 }
@@ -78,8 +81,12 @@ TEST_F(FlagsTest, Help) {
   for (const char* text : {"deltameta_test", "A test tool.", "--num=7", "--on=0", "--dir=/tmp/default", "--old"}) {
     EXPECT_NE(usage.find(text), std::string::npos) << text;
   }
-  EXPECT_EQ(Parse({"--help"}), FlagSet::Result::kHelp);
-  EXPECT_EQ(Parse({"--num=1", "-h"}), FlagSet::Result::kHelp);
+  EXPECT_TRUE(Parse({"--help"}).ok());
+  EXPECT_TRUE(help_);
+  EXPECT_TRUE(Parse({"--num=1", "-h"}).ok());
+  EXPECT_TRUE(help_);
+  EXPECT_TRUE(Parse({"--num=1"}).ok());
+  EXPECT_FALSE(help_);
 }
 
 TEST_F(FlagsTest, UnknownFlag) { EXPECT_NE(ErrorOf({"--nmu=1"}).find("--nmu"), std::string::npos); }
@@ -112,7 +119,7 @@ TEST_F(FlagsTest, DuplicateFlag) {
 
 TEST_F(FlagsTest, ValuesAsJson) {
   EXPECT_EQ(flags_->Values(), nlohmann::json({{"num", 7}, {"on", false}, {"dir", "/tmp/default"}}));
-  ASSERT_EQ(Parse({"--num=42", "--on=1", "--dir=", "--old=v"}), FlagSet::Result::kOk) << error_;
+  ASSERT_TRUE(Parse({"--num=42", "--on=1", "--dir=", "--old=v"}).ok());
   EXPECT_EQ(flags_->Values(), nlohmann::json({{"num", 42}, {"on", true}, {"dir", ""}, {"old", "v"}}));
 }
 

@@ -27,8 +27,8 @@ class IngestCheckTest : public ::testing::Test {
   std::vector<std::string> WriteTables(const std::string& dir, const std::string& prefix, uint32_t p, int count) {
     fs::create_directories(dir);
     StorageLocation where;
-    std::string error;
-    EXPECT_TRUE(StorageLocation::Resolve(dir, &where, &error)) << error;
+    const Status s = StorageLocation::Resolve(dir, &where);
+    EXPECT_TRUE(s.ok()) << s.ToString();
     std::vector<std::string> keys;
     for (int i = 0; static_cast<int>(keys.size()) < count; i++) {
       const std::string name = "f" + std::to_string(i);
@@ -43,8 +43,8 @@ class IngestCheckTest : public ::testing::Test {
   }
 
   std::string Check(const std::vector<std::string>& tables, uint32_t partition = 0) {
-    std::string error;
-    return CheckIngestTables(store_dir_.location(), partition, kPartitions, tables, &error) ? "" : error;
+    const Status s = CheckIngestTables(store_dir_.location(), partition, kPartitions, tables);
+    return s.ok() ? "" : s.ToString();
   }
 
   TempDir dir_, store_dir_;
@@ -64,12 +64,12 @@ TEST_F(IngestCheckTest, RefusesTablesOfAnotherPartition) {
 }
 
 TEST_F(IngestCheckTest, RefusesAnotherStoresTablesAndCopiesInStores) {
-  std::string error;
   const std::string other = dir_.path() + "/svr/r0";
   {
-    auto store = Store::Open(other, Store::Mode::kCreate, StoreOptions(),
-                             StoreLayout{StoreLayout::Kind::kPartition, 0, kPartitions}, &error);
-    ASSERT_NE(store, nullptr) << error;
+    std::unique_ptr<Store> store;
+    const Status opened = Store::Open(other, Store::Mode::kCreate, StoreOptions(),
+                                      StoreLayout{StoreLayout::Kind::kPartition, 0, kPartitions}, &store);
+    ASSERT_TRUE(opened.ok()) << opened.ToString();
     ASSERT_TRUE(store->Put(EncodeKey(1, "f1"), FileStat()).ok());
   }
   std::vector<std::string> own;

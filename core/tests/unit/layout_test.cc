@@ -17,18 +17,21 @@ void WriteMarker(const std::string& dir, const std::string& text) {
 
 TEST(LayoutTest, RoundTripAndDescribe) {
   TempDir dir;
-  std::string error;
   StoreLayout in{StoreLayout::Kind::kOrigin, 2, 3};
-  ASSERT_TRUE(WriteLayout(dir.location(), in, &error)) << error;
+  Status s = WriteLayout(dir.location(), in);
+  ASSERT_TRUE(s.ok()) << s.ToString();
   StoreLayout out;
-  ASSERT_TRUE(ReadLayout(dir.location(), &out, &error)) << error;
+  s = ReadLayout(dir.location(), &out);
+  ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(out.kind, StoreLayout::Kind::kOrigin);
   EXPECT_EQ(out.index, 2u);
   EXPECT_EQ(out.count, 3u);
   EXPECT_EQ(out.Describe(), "origin store 2 of 3");
 
-  ASSERT_TRUE(WriteLayout(dir.location(), StoreLayout{StoreLayout::Kind::kPartition, 0, 4}, &error)) << error;
-  ASSERT_TRUE(ReadLayout(dir.location(), &out, &error)) << error;
+  s = WriteLayout(dir.location(), StoreLayout{StoreLayout::Kind::kPartition, 0, 4});
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  s = ReadLayout(dir.location(), &out);
+  ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(out.kind, StoreLayout::Kind::kPartition);
   EXPECT_EQ(out.index, 0u);
   EXPECT_EQ(out.count, 4u);
@@ -38,9 +41,9 @@ TEST(LayoutTest, RoundTripAndDescribe) {
 TEST(LayoutTest, RejectsMissingMarker) {
   TempDir dir;
   StoreLayout out;
-  std::string error;
-  EXPECT_FALSE(ReadLayout(dir.location(), &out, &error));
-  EXPECT_NE(error.find(dir.path()), std::string::npos) << error;
+  const Status s = ReadLayout(dir.location(), &out);
+  EXPECT_TRUE(s.IsNotFound());
+  EXPECT_NE(s.ToString().find(dir.path()), std::string::npos) << s.ToString();
 }
 
 TEST(LayoutTest, RejectsMalformedMarkers) {
@@ -51,9 +54,9 @@ TEST(LayoutTest, RejectsMalformedMarkers) {
         "deltameta-store 1 partition -1 4\n", "deltameta-store 1 partition 0 0\n", "deltameta-store 1 origin 0 x\n"}) {
     WriteMarker(dir.path(), text);
     StoreLayout out;
-    std::string error;
-    EXPECT_FALSE(ReadLayout(dir.location(), &out, &error)) << "'" << text << "'";
-    EXPECT_NE(error.find("malformed"), std::string::npos) << "'" << text << "': " << error;
+    const Status s = ReadLayout(dir.location(), &out);
+    EXPECT_TRUE(s.IsCorruption()) << "'" << text << "'";
+    EXPECT_NE(s.ToString().find("malformed"), std::string::npos) << "'" << text << "': " << s.ToString();
   }
 }
 
@@ -65,30 +68,26 @@ TEST(LayoutTest, RejectsIndexOrCountBeyondUint32) {
        {"deltameta-store 1 partition 0 4294967296\n", "deltameta-store 1 partition 4294967296 4294967297\n"}) {
     WriteMarker(dir.path(), text);
     StoreLayout out;
-    std::string error;
-    EXPECT_FALSE(ReadLayout(dir.location(), &out, &error)) << "'" << text << "' read as " << out.Describe();
+    EXPECT_FALSE(ReadLayout(dir.location(), &out).ok()) << "'" << text << "' read as " << out.Describe();
   }
 }
 
 TEST(LayoutTest, CheckAcceptsOnlyTheExpectedLayout) {
   const StoreLayout expected{StoreLayout::Kind::kOrigin, 1, 3};
-  std::string error;
-  EXPECT_TRUE(CheckLayout("/db/r1", expected, expected, &error));
-  EXPECT_EQ(error, "");
+  EXPECT_TRUE(CheckLayout("/db/r1", expected, expected).ok());
   for (const StoreLayout& found :
        {StoreLayout{StoreLayout::Kind::kPartition, 1, 3}, StoreLayout{StoreLayout::Kind::kOrigin, 0, 3},
         StoreLayout{StoreLayout::Kind::kOrigin, 1, 2}}) {
     SCOPED_TRACE(found.Describe());
-    EXPECT_FALSE(CheckLayout("/db/r1", found, expected, &error));
-    EXPECT_EQ(error, "/db/r1 holds " + found.Describe() + ", expected origin store 1 of 3");
+    EXPECT_EQ(CheckLayout("/db/r1", found, expected).ToString(),
+              "/db/r1 holds " + found.Describe() + ", expected origin store 1 of 3");
   }
 }
 
 TEST(LayoutTest, CheckOfAPartitionStoreSpeaksToItsServer) {
-  std::string error;
-  EXPECT_FALSE(CheckLayout("/db/r0", StoreLayout{StoreLayout::Kind::kPartition, 0, 2},
-                           StoreLayout{StoreLayout::Kind::kPartition, 0, 3}, &error));
-  EXPECT_EQ(error,
+  EXPECT_EQ(CheckLayout("/db/r0", StoreLayout{StoreLayout::Kind::kPartition, 0, 2},
+                        StoreLayout{StoreLayout::Kind::kPartition, 0, 3})
+                .ToString(),
             "/db/r0 holds partition 0 of 2 but this server is rank 0 of 3: start as many server ranks as the store "
             "was written for");
 }

@@ -13,18 +13,18 @@ class LocalBackendTest : public ::testing::TestWithParam<size_t> {
   std::unique_ptr<ClientBackend> NewBackend(bool write_only) {
     StoreOptions options;
     options.write_only = write_only;
-    std::string error;
-    auto store = Store::Open(dir_.path() + "/r0", Store::Mode::kCreate, options,
-                             StoreLayout{StoreLayout::Kind::kOrigin, 0, 1}, &error);
-    EXPECT_NE(store, nullptr) << error;
+    std::unique_ptr<Store> store;
+    const Status opened = Store::Open(dir_.path() + "/r0", Store::Mode::kCreate, options,
+                                      StoreLayout{StoreLayout::Kind::kOrigin, 0, 1}, &store);
+    EXPECT_TRUE(opened.ok()) << opened.ToString();
     return NewLocalBackend(std::move(store), GetParam());
   }
 
   uint64_t CountAfterReopen() {
-    std::string error;
-    auto store = Store::Open(dir_.path() + "/r0", Store::Mode::kReadOnly, StoreOptions(),
-                             StoreLayout{StoreLayout::Kind::kOrigin, 0, 1}, &error);
-    EXPECT_NE(store, nullptr) << error;
+    std::unique_ptr<Store> store;
+    const Status opened = Store::Open(dir_.path() + "/r0", Store::Mode::kReadOnly, StoreOptions(),
+                                      StoreLayout{StoreLayout::Kind::kOrigin, 0, 1}, &store);
+    EXPECT_TRUE(opened.ok()) << opened.ToString();
     uint64_t entries = 0;
     if (store) {
       EXPECT_TRUE(store->CountEntries(&entries).ok());

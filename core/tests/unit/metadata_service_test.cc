@@ -36,11 +36,10 @@ class MetadataServiceTest : public ::testing::Test {
   void Start(bool read_only = false, uint32_t partitions = 1, bool check_existence = true) {
     service_.reset();
     store_.reset();
-    std::string error;
     const StoreLayout layout{StoreLayout::Kind::kPartition, 0, partitions};
-    store_ = Store::Open(dir_.path() + "/s", read_only ? Store::Mode::kReadOnly : Store::Mode::kCreate, StoreOptions(),
-                         layout, &error);
-    ASSERT_NE(store_, nullptr) << error;
+    const Status opened = Store::Open(dir_.path() + "/s", read_only ? Store::Mode::kReadOnly : Store::Mode::kCreate,
+                                      StoreOptions(), layout, &store_);
+    ASSERT_TRUE(opened.ok()) << opened.ToString();
     service_ = std::make_unique<MetadataService>(store_.get(), 0, partitions, check_existence, "test");
   }
 

@@ -30,9 +30,10 @@ class OriginSourceTest : public ::testing::Test {
  protected:
   // Writes store <root>/r<index> of `layout` holding names f<index>.0 .. f<index>.<n-1>.
   void WriteStore(StoreLayout layout, int n) {
-    std::string error;
-    auto store = Store::Open(RankStore(root_, layout.index), Store::Mode::kCreate, StoreOptions(), layout, &error);
-    ASSERT_NE(store, nullptr) << error;
+    std::unique_ptr<Store> store;
+    const Status opened =
+        Store::Open(RankStore(root_, layout.index), Store::Mode::kCreate, StoreOptions(), layout, &store);
+    ASSERT_TRUE(opened.ok()) << opened.ToString();
     for (int i = 0; i < n; i++) {
       const std::string name = "f" + std::to_string(layout.index) + "." + std::to_string(i);
       ASSERT_TRUE(store->Put(EncodeKey(1, name), StatOf(static_cast<uint64_t>(i))).ok());
@@ -45,16 +46,16 @@ class OriginSourceTest : public ::testing::Test {
   }
 
   std::unique_ptr<Store> OpenOrigin(uint32_t index, uint32_t count) {
-    std::string error;
-    auto store = Store::Open(RankStore(root_, index), Store::Mode::kReadOnly, StoreOptions(),
-                             StoreLayout{StoreLayout::Kind::kOrigin, index, count}, &error);
-    EXPECT_NE(store, nullptr) << error;
+    std::unique_ptr<Store> store;
+    const Status opened = Store::Open(RankStore(root_, index), Store::Mode::kReadOnly, StoreOptions(),
+                                      StoreLayout{StoreLayout::Kind::kOrigin, index, count}, &store);
+    EXPECT_TRUE(opened.ok()) << opened.ToString();
     return store;
   }
 
   std::string Find(uint32_t* count) {
-    std::string error;
-    return FindOriginStores(root_, count, &error) ? "" : error;
+    const Status s = FindOriginStores(root_, count);
+    return s.ok() ? "" : s.ToString();
   }
 
   TempDir dir_;
@@ -127,10 +128,10 @@ TEST_F(OriginSourceTest, WithoutStoresItIsEmpty) {
 TEST_F(OriginSourceTest, AMalformedEntryIsReportedWithItsStore) {
   WriteOrigins(2, 3);
   {
-    std::string error;
-    auto store = Store::Open(RankStore(root_, 1) + "-bad", Store::Mode::kCreate, StoreOptions(),
-                             StoreLayout{StoreLayout::Kind::kOrigin, 1, 2}, &error);
-    ASSERT_NE(store, nullptr) << error;
+    std::unique_ptr<Store> store;
+    const Status opened = Store::Open(RankStore(root_, 1) + "-bad", Store::Mode::kCreate, StoreOptions(),
+                                      StoreLayout{StoreLayout::Kind::kOrigin, 1, 2}, &store);
+    ASSERT_TRUE(opened.ok()) << opened.ToString();
     rocksdb::WriteBatch batch;
     batch.Put(EncodeKey(1, "a"), "not a stat");
     ASSERT_TRUE(store->Write(&batch).ok());

@@ -50,8 +50,9 @@ Entries BuildAndRead(PartitionBuilder* builder, const TempDir& dir, uint64_t* du
   EXPECT_TRUE(builder->Build(dir.path() + "/store", options, StoreLayout{StoreLayout::Kind::kPartition, 0, 1},
                              duplicates, &error))
       << error;
-  auto store = Store::Open(dir.path() + "/store", Store::Mode::kReadOnly, options, StoreLayout{}, &error);
-  EXPECT_TRUE(store) << error;
+  std::unique_ptr<Store> store;
+  const Status opened = Store::Open(dir.path() + "/store", Store::Mode::kReadOnly, options, StoreLayout{}, &store);
+  EXPECT_TRUE(opened.ok()) << opened.ToString();
   Entries got;
   if (!store) return got;
   auto it = store->NewIterator();

@@ -20,8 +20,9 @@ std::string Parse(std::vector<std::string> args, ServerFlags* flags) {
   FlagSet set("deltameta_server", "test");
   RegisterServerFlags(&set, flags);
   CommandLine line("deltameta_server", std::move(args));
-  std::string error;
-  if (set.Parse(line.argc(), line.argv(), &error) != FlagSet::Result::kOk) return error;
+  bool help = false;
+  const Status s = set.Parse(line.argc(), line.argv(), &help);
+  if (!s.ok()) return s.ToString();
   return CheckServerFlags(*flags);
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <rocksdb/table.h>
 
 extern char** environ;
@@ -42,11 +43,10 @@ class StoreOptionsTest : public ::testing::Test {
   // Loads from an environment holding exactly `name`=`value`; returns the error, "" if none.
   std::string LoadWith(const char* name, const char* value) {
     setenv(name, value, 1);
-    std::string error;
-    bool ok = options_.LoadFromEnvironment(&error);
+    const Status s = options_.LoadFromEnvironment();
     unsetenv(name);
-    EXPECT_EQ(ok, error.empty()) << error;
-    return error;
+    EXPECT_TRUE(s.ok() || s.IsInvalidArgument()) << s.ToString();
+    return s.ok() ? "" : s.ToString();
   }
 
   StoreOptions options_;
@@ -54,8 +54,8 @@ class StoreOptionsTest : public ::testing::Test {
 };
 
 TEST_F(StoreOptionsTest, Defaults) {
-  std::string error;
-  ASSERT_TRUE(options_.LoadFromEnvironment(&error)) << error;
+  const Status s = options_.LoadFromEnvironment();
+  ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(options_.memtable_size, 8 << 20);
   EXPECT_EQ(options_.table_size, 4 << 20);
   EXPECT_EQ(options_.block_size, 4 << 10);
@@ -80,8 +80,8 @@ TEST_F(StoreOptionsTest, ReadsEnvironment) {
   setenv("DELTAFS_Db_compression", "0", 1);
   setenv("DELTAFS_Db_disable_compaction", "1", 1);
   setenv("DELTAFS_Db_disable_write_ahead_logging", "1", 1);
-  std::string error;
-  ASSERT_TRUE(options_.LoadFromEnvironment(&error)) << error;
+  const Status s = options_.LoadFromEnvironment();
+  ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(options_.memtable_size, 1 << 20);
   EXPECT_EQ(options_.table_size, 64 << 10);
   EXPECT_EQ(options_.bloom_bits, 0);

@@ -44,10 +44,15 @@ std::map<std::string, std::tuple<uintmax_t, fs::file_time_type>> Snapshot(const 
 
 class StoreTest : public ::testing::Test {
  protected:
-  std::unique_ptr<Store> Open(Store::Mode mode) {
-    error_.clear();
-    return Store::Open(path_, mode, StoreOptions(), layout_, &error_);
+  // Opens the store at path_ with `layout`; on failure, nullptr and the failure's text in error_.
+  std::unique_ptr<Store> Open(Store::Mode mode, const StoreLayout& layout) {
+    std::unique_ptr<Store> store;
+    const Status s = Store::Open(path_, mode, StoreOptions(), layout, &store);
+    EXPECT_EQ(s.ok(), store != nullptr);
+    error_ = s.ok() ? "" : s.ToString();
+    return store;
   }
+  std::unique_ptr<Store> Open(Store::Mode mode) { return Open(mode, layout_); }
 
   // Creates the store holding entries [0, n) and closes it.
   void CreateWith(int n) {
@@ -69,7 +74,8 @@ TEST_F(StoreTest, CreateWritesLayoutMarker) {
   EXPECT_FALSE(store->read_only());
   EXPECT_EQ(store->location().uri(), path_);
   StoreLayout read;
-  ASSERT_TRUE(ReadLayout(store->location(), &read, &error_)) << error_;
+  const Status s = ReadLayout(store->location(), &read);
+  ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(read.Describe(), layout_.Describe());
   EXPECT_EQ(read.kind, layout_.kind);
   EXPECT_TRUE(store->location().HasEntries());
@@ -140,8 +146,9 @@ TEST_F(StoreTest, CheckedCreatesLookUpNewNamesInTheMemtableFilter) {
     StoreOptions options;
     options.checked_creates = checked;
     fs::remove_all(path_);
-    auto store = Store::Open(path_, Store::Mode::kCreate, options, layout_, &error_);
-    ASSERT_NE(store, nullptr) << error_;
+    std::unique_ptr<Store> store;
+    const Status opened = Store::Open(path_, Store::Mode::kCreate, options, layout_, &store);
+    ASSERT_TRUE(opened.ok()) << opened.ToString();
     for (int i = 0; i < kEntries; i++) ASSERT_TRUE(store->Put(KeyOf(i), StatOf(i)).ok());
     rocksdb::SetPerfLevel(rocksdb::PerfLevel::kEnableCount);
     rocksdb::get_perf_context()->Reset();
@@ -204,8 +211,7 @@ TEST_F(StoreTest, ReadOnlyRefusesAnotherLayout) {
       {StoreLayout::Kind::kOrigin, 1, 4}, {StoreLayout::Kind::kOrigin, 2, 3}, {StoreLayout::Kind::kPartition, 2, 4}};
   for (const StoreLayout& other : others) {
     SCOPED_TRACE(other.Describe());
-    error_.clear();
-    EXPECT_EQ(Store::Open(path_, Store::Mode::kReadOnly, StoreOptions(), other, &error_), nullptr);
+    EXPECT_EQ(Open(Store::Mode::kReadOnly, other), nullptr);
     EXPECT_EQ(error_.find(path_ + " holds origin store 2 of 4"), 0u) << error_;
   }
   auto store = Open(Store::Mode::kReadOnly);  // refused opens left it as it was

@@ -26,9 +26,15 @@ void Touch(const std::string& path) {
 
 StorageLocation At(const std::string& path) {
   StorageLocation where;
-  std::string error;
-  EXPECT_TRUE(StorageLocation::Resolve(path, &where, &error)) << error;
+  const Status s = StorageLocation::Resolve(path, &where);
+  EXPECT_TRUE(s.ok()) << s.ToString();
   return where;
+}
+
+// Removes the tree at `path` (with dry_run: counts it): "" if it did, else why not.
+std::string Remove(const std::string& path, bool dry_run, StoreTree* tree) {
+  const Status s = RemoveStoreTree(At(path), dry_run, tree);
+  return s.ok() ? "" : s.ToString();
 }
 
 void MakeStore(const std::string& dir) {
@@ -46,14 +52,13 @@ TEST(StoreTreeTest, RemovesAStoreRootAndCountsIt) {
   Touch(root + "/r2/000012.sst");  // a bulk-insertion table directory
   fs::create_directories(root + "/r3");
   StoreTree tree;
-  std::string error;
-  ASSERT_TRUE(RemoveStoreTree(At(root), true, &tree, &error)) << error;
+  ASSERT_EQ(Remove(root, true, &tree), "");
   EXPECT_EQ(tree.stores, 3u);
   EXPECT_EQ(tree.files, 19u);
   EXPECT_TRUE(fs::exists(root)) << "a dry run removed something";
-  ASSERT_TRUE(RemoveStoreTree(At(root), false, &tree, &error)) << error;
+  ASSERT_EQ(Remove(root, false, &tree), "");
   EXPECT_FALSE(fs::exists(root));
-  ASSERT_TRUE(RemoveStoreTree(At(root), false, &tree, &error)) << "a missing tree is nothing to do: " << error;
+  ASSERT_EQ(Remove(root, false, &tree), "") << "a missing tree is nothing to do";
   EXPECT_EQ(tree.files, 0u);
 }
 
@@ -69,11 +74,10 @@ TEST(StoreTreeTest, RemovesWhatAStoppedJobLeft) {
   Touch(bulk + "/r0/p0-000001.sst");
   Touch(bulk + "/r0/p1-000001.sst");
   StoreTree tree;
-  std::string error;
-  ASSERT_TRUE(RemoveStoreTree(At(compacted), false, &tree, &error)) << error;
+  ASSERT_EQ(Remove(compacted, false, &tree), "");
   EXPECT_EQ(tree.stores, 3u);
   EXPECT_FALSE(fs::exists(compacted));
-  ASSERT_TRUE(RemoveStoreTree(At(bulk), false, &tree, &error)) << error;
+  ASSERT_EQ(Remove(bulk, false, &tree), "");
   EXPECT_EQ(tree.files, 2u);
   EXPECT_FALSE(fs::exists(bulk));
 }
@@ -82,8 +86,7 @@ TEST(StoreTreeTest, RemovesOneStore) {
   TempDir tmp;
   MakeStore(tmp.path() + "/r0");
   StoreTree tree;
-  std::string error;
-  ASSERT_TRUE(RemoveStoreTree(At(tmp.path() + "/r0"), false, &tree, &error)) << error;
+  ASSERT_EQ(Remove(tmp.path() + "/r0", false, &tree), "");
   EXPECT_EQ(tree.stores, 1u);
   EXPECT_FALSE(fs::exists(tmp.path() + "/r0"));
 }
@@ -95,23 +98,27 @@ TEST(StoreTreeTest, RefusesTreesWithAnythingElse) {
   Touch(root + "/r0/notes.txt");
   StoreTree tree;
   std::string error;
-  EXPECT_FALSE(RemoveStoreTree(At(root), false, &tree, &error));
+  error = Remove(root, false, &tree);
+  EXPECT_NE(error, "");
   EXPECT_NE(error.find("r0/notes.txt is not a file deltameta or RocksDB writes"), std::string::npos) << error;
   EXPECT_TRUE(fs::exists(root + "/r0/CURRENT"));
 
   fs::remove(root + "/r0/notes.txt");
   Touch(root + "/r0/sub/CURRENT");  // a folder inside a store
-  EXPECT_FALSE(RemoveStoreTree(At(root), false, &tree, &error));
+  error = Remove(root, false, &tree);
+  EXPECT_NE(error, "");
   EXPECT_TRUE(fs::exists(root + "/r0/CURRENT"));
 
   fs::remove_all(root + "/r0/sub");
   Touch(root + "/README");  // something beside the ranks
-  EXPECT_FALSE(RemoveStoreTree(At(root), false, &tree, &error));
+  error = Remove(root, false, &tree);
+  EXPECT_NE(error, "");
   EXPECT_TRUE(fs::exists(root + "/README"));
 
   const std::string empty = tmp.path() + "/empty";
   fs::create_directories(empty);
-  EXPECT_FALSE(RemoveStoreTree(At(empty), false, &tree, &error));
+  error = Remove(empty, false, &tree);
+  EXPECT_NE(error, "");
   EXPECT_NE(error.find("is empty"), std::string::npos) << error;
   EXPECT_TRUE(fs::exists(empty));
 }
@@ -125,7 +132,8 @@ TEST(StoreTreeTest, NeverRootWorkingDirectoryOrHome) {
   StoreTree tree;
   std::string error;
   for (const std::string& path : {std::string("/"), std::string("."), work, tmp.path()}) {
-    EXPECT_FALSE(RemoveStoreTree(At(path), false, &tree, &error)) << path;
+    error = Remove(path, false, &tree);
+    EXPECT_NE(error, "") << path;
     EXPECT_NE(error.find("it is /, the working directory or above it, or the home directory"), std::string::npos)
         << path << ": " << error;
   }
@@ -133,7 +141,8 @@ TEST(StoreTreeTest, NeverRootWorkingDirectoryOrHome) {
   const char* old_home = std::getenv("HOME");
   const std::string saved_home = old_home ? old_home : "";
   setenv("HOME", work.c_str(), 1);
-  EXPECT_FALSE(RemoveStoreTree(At(work), false, &tree, &error));
+  error = Remove(work, false, &tree);
+  EXPECT_NE(error, "");
   if (old_home)
     setenv("HOME", saved_home.c_str(), 1);
   else

@@ -57,11 +57,11 @@ TEST(TableWriterTest, WritesSeveralTablesThatIngestIntoAStore) {
     EXPECT_LE(size, 2u * (64u << 10)) << paths[i];
   }
 
-  std::string error;
-  auto store = Store::Open(dir.path() + "/store", Store::Mode::kCreate, options,
-                           StoreLayout{StoreLayout::Kind::kPartition, 0, 1}, &error);
-  ASSERT_NE(store, nullptr) << error;
-  rocksdb::Status s = store->Ingest(paths);
+  std::unique_ptr<Store> store;
+  const Status opened = Store::Open(dir.path() + "/store", Store::Mode::kCreate, options,
+                                    StoreLayout{StoreLayout::Kind::kPartition, 0, 1}, &store);
+  ASSERT_TRUE(opened.ok()) << opened.ToString();
+  Status s = store->Ingest(paths);
   ASSERT_TRUE(s.ok()) << s.ToString();
   uint64_t entries = 0;
   ASSERT_TRUE(store->CountEntries(&entries).ok());
@@ -114,11 +114,11 @@ TEST(TableWriterTest, OverlappingRunsIngestInOneCallLaterRunsWinning) {
   ASSERT_EQ(paths.size(), 3u);
   EXPECT_EQ(paths.back(), dir.path() + "/p0-000003.sst");
 
-  std::string error;
-  auto store = Store::Open(dir.path() + "/store", Store::Mode::kCreate, StoreOptions(),
-                           StoreLayout{StoreLayout::Kind::kPartition, 0, 1}, &error);
-  ASSERT_NE(store, nullptr) << error;
-  rocksdb::Status s = store->Ingest(paths);
+  std::unique_ptr<Store> store;
+  const Status opened = Store::Open(dir.path() + "/store", Store::Mode::kCreate, StoreOptions(),
+                                    StoreLayout{StoreLayout::Kind::kPartition, 0, 1}, &store);
+  ASSERT_TRUE(opened.ok()) << opened.ToString();
+  Status s = store->Ingest(paths);
   ASSERT_TRUE(s.ok()) << s.ToString();
   uint64_t entries = 0;
   ASSERT_TRUE(store->CountEntries(&entries).ok());

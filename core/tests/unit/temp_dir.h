@@ -27,8 +27,8 @@ class TempDir {
   const std::string& path() const { return path_; }
   deltameta::StorageLocation location() const {
     deltameta::StorageLocation where;
-    std::string error;
-    if (!deltameta::StorageLocation::Resolve(path_, &where, &error)) ADD_FAILURE() << error;
+    const deltameta::Status s = deltameta::StorageLocation::Resolve(path_, &where);
+    if (!s.ok()) ADD_FAILURE() << s.ToString();
     return where;
   }
 
