@@ -10,6 +10,7 @@ phase's failed operations are the clients' "<rank>: Fail to ..." lines (the orig
 a failed operation that way and goes on). Used by side_by_side.py, scale.py and
 original_runs.py (the workflow's runs of the original)."""
 import os
+import random
 import re
 import shutil
 import signal
@@ -17,10 +18,15 @@ import socket
 import threading
 import time
 
+import guide_hosts
 from mpijobs import Job, JobError, Launcher, flags, process_tree, rank_cpu_s, rank_memory_kb, wait_until
+from mpijobs.procs import running_tools
 from runs import COMPACTOR_COMPAT_FLAGS, COMPACTOR_ENV, DELTAFS_WRITE_ENV, SERVER_ENV, SERVER_FLAGS
 
 GUIDE_INFO_PORT = 10086
+# Set in every job's ranks (-env): how the sampler finds ranks that are not below the job's
+# launcher (srun's, started by slurmstepd; workflows/bin/srun_mpiexec.py).
+JOB_TAG = "DELTAMETA_GUIDE_JOB"
 MEMORY_SAMPLE_S = 0.05
 TOOL_NAMES = {
     # deltameta_client becomes deltameta_client_store for --bk=1 and --fs_use_local=1.
@@ -47,7 +53,10 @@ class Jobs:
     a job's peak memory in KiB, {"resident": the largest resident-set high-water mark (VmHWM)
     of any one of its ranks, "private": the largest anonymous resident memory (RssAnon: heap,
     stacks; no code or shared memory) of any one rank seen}; and the CPU time of its ranks,
-    marked when it starts and when each of its result lines appears (phase_cpu)."""
+    marked when it starts and when each of its result lines appears (phase_cpu). A job's ranks
+    are the tools' processes below its launcher or, where none are (srun's steps), those on
+    this host whose environment carries the job's tag (JOB_TAG): ranks on other hosts are not
+    seen."""
 
     def __init__(self, log_dir, timeout, tool_names):
         self.log_dir, self.timeout, self.running = log_dir, timeout, []
@@ -56,6 +65,7 @@ class Jobs:
         self.marks = {}  # job name -> {"start" or a phase it printed: {job name: its ranks' CPU seconds then}}
         self.printed_at = {}  # job name -> {phase: wall time its result line was first seen}
         self.lock = threading.Lock()
+        self.tags = {}  # job name -> its JOB_TAG value
         self.commands = open(os.path.join(log_dir, "commands.log"), "a")
         self.done = threading.Event()
         self.sampler = threading.Thread(target=self.sample_every_interval, daemon=True)
@@ -73,7 +83,7 @@ class Jobs:
             for job in jobs:
                 peak = self.peak_kb.setdefault(job.name, {"resident": 0, "private": 0})
                 cpu = self.cpu_s.setdefault(job.name, {})
-                for pid in process_tree(job.proc.pid):
+                for pid in self.ranks(job):
                     for key, kb in rank_memory_kb(pid, self.tool_names).items():
                         peak[key] = max(kb, peak[key])
                     seconds = rank_cpu_s(pid, self.tool_names)
@@ -84,6 +94,12 @@ class Jobs:
                     if m[1] not in marks:
                         marks[m[1]] = self.cpu_now()
                         self.printed_at.setdefault(job.name, {})[m[1]] = time.time()
+
+    def ranks(self, job):
+        below = process_tree(job.proc.pid)
+        if any(rank_cpu_s(pid, self.tool_names) is not None for pid in below):
+            return below
+        return running_tools(self.tool_names, JOB_TAG, self.tags[job.name])
 
     def phase_cpu(self, client, servers, phases):
         """{phase: (CPU seconds of `client`'s ranks, of `servers`' ranks)} over each of the
@@ -96,8 +112,9 @@ class Jobs:
             before = now
         return out
 
-    def start(self, launcher, name, ranks, env, tool, tool_flags, cwd):
-        cmd = launcher.command(ranks, tool, flags(**tool_flags), env)
+    def start(self, launcher, name, ranks, env, tool, tool_flags, cwd, hosts=None):
+        self.tags[name] = f"{os.getpid()}-{name}"
+        cmd = launcher.command(ranks, tool, flags(**tool_flags), dict(env, **{JOB_TAG: self.tags[name]}), hosts)
         self.commands.write(f"[{time.strftime('%H:%M:%S')}] {name}: " + " ".join(cmd) + "\n")
         self.commands.flush()
         job = Job(name, cmd, os.path.join(self.log_dir, name + ".out"), os.path.join(self.log_dir, name + ".err"),
@@ -115,9 +132,9 @@ class Jobs:
         if job in self.running:
             self.running.remove(job)
 
-    def run(self, launcher, name, ranks, env, tool, tool_flags, cwd):
+    def run(self, launcher, name, ranks, env, tool, tool_flags, cwd, hosts=None):
         """Runs a job to completion within the timeout; returns the finished Job."""
-        job = self.start(launcher, name, ranks, env, tool, tool_flags, cwd)
+        job = self.start(launcher, name, ranks, env, tool, tool_flags, cwd, hosts)
         try:
             rc = job.wait(self.timeout)
             if rc is None:
@@ -125,7 +142,7 @@ class Jobs:
         finally:
             self.finish(job)
         if rc != 0:
-            raise JobError(f"{name}: exited with code {rc}: {last_line(job.stderr())} (see {job.err_path})")
+            raise JobError(f"{name}: exited with code {rc}: {job.error_said()} (see {job.err_path})")
         return job
 
     def kill_all(self):
@@ -136,17 +153,12 @@ class Jobs:
         self.commands.close()
 
 
-def last_line(text):
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[-1] if lines else "no error output"
-
-
 class Servers:
     """Context manager: a server job started with the guide's command line, awaited by its
     "Running..." line and stopped with SIGINT (the guide's ^C)."""
 
-    def __init__(self, jobs, launcher, name, ranks, env, flags, cwd, port, ready_timeout, stop_timeout):
-        self.jobs, self.launcher, self.name, self.ranks = jobs, launcher, name, ranks
+    def __init__(self, jobs, launcher, name, ranks, env, flags, cwd, port, ready_timeout, stop_timeout, hosts=None):
+        self.jobs, self.launcher, self.name, self.ranks, self.hosts = jobs, launcher, name, ranks, hosts
         self.env, self.flags, self.cwd, self.port = env, flags, cwd, port
         self.ready_timeout, self.stop_timeout = ready_timeout, stop_timeout
 
@@ -154,7 +166,8 @@ class Servers:
         if port_in_use(self.port):
             raise JobError(f"{self.name}: port {self.port} on 127.0.0.1 is in use by another program "
                            f"(pass --info-port with a free port)")
-        self.job = self.jobs.start(self.launcher, self.name, self.ranks, self.env, "server", self.flags, self.cwd)
+        self.job = self.jobs.start(self.launcher, self.name, self.ranks, self.env, "server", self.flags, self.cwd,
+                                   self.hosts)
         if not wait_until(self.said_running, self.ready_timeout):
             self.jobs.finish(self.job)
             raise JobError(f"{self.name}: no Running... within {self.ready_timeout} s (see {self.job.out_path})")
@@ -167,7 +180,7 @@ class Servers:
         if not self.job.running():
             self.jobs.finish(self.job)
             raise JobError(f"{self.name}: exited with code {self.job.proc.returncode} before printing Running...: "
-                           f"{last_line(self.job.stderr())} (see {self.job.err_path})")
+                           f"{self.job.error_said()} (see {self.job.err_path})")
         return False
 
     def __exit__(self, exc_type, exc, tb):
@@ -182,7 +195,7 @@ class Servers:
                 raise JobError(f"{self.name}: still running {self.stop_timeout} s after SIGINT (killed)")
             if job.proc.returncode != 0:
                 raise JobError(f"{self.name}: exited with code {job.proc.returncode} after SIGINT: "
-                               f"{last_line(job.stderr())} (see {job.err_path})")
+                               f"{job.error_said()} (see {job.err_path})")
         return False
 
 
@@ -197,10 +210,18 @@ def port_in_use(port):
 
 
 def free_port():
-    """A port of 127.0.0.1 nothing listens on now (the kernel's pick)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A port of 127.0.0.1 nothing uses now, below the kernel's ephemeral range: a port the
+    kernel picks (bind to 0) is one it also gives outgoing connections (a RADOS client's, MPI's),
+    and one of them took it between this pick and the servers' bind ("Address already in use")."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    for port in random.sample(range(10000, max(10001, low)), min(200, max(1, low - 10000))):
+        if not port_in_use(port):
+            return port
+    raise JobError(f"no free port of 127.0.0.1 between 10000 and {low}: pass --info-port with a free one")
 
 
 def results(job, expect):
@@ -260,35 +281,47 @@ class GuideTools:
     parallel compaction and read. `a` holds the scale (ranks, n, servers, readers), mpiexec,
     info_port, ready_timeout, stop_timeout and keep_stores; jobs run in `work`, with the store
     settings `env` (DELTAFS_Db_*: both implementations read them) over the guide's, and
-    `store_flags` on every tool's command line (the original's --env_use_rados=1 on RADOS)."""
+    `store_flags` on every tool's command line (the original's --env_use_rados=1 on RADOS).
+    With a `hostfile` of several hosts the jobs are placed as guide_hosts says, the servers
+    given their hosts' address prefix and the clients the info port of their rank 0's host."""
 
-    def __init__(self, key, bin_dir, a, work, env=None, store_flags=None):
+    def __init__(self, key, bin_dir, a, work, env=None, store_flags=None, hostfile=None):
         self.key, self.a, self.work, self.overrides = key, a, work, dict(env or {})
         self.store_flags = dict(store_flags or {})
-        self.launcher = Launcher(bin_dir, a.mpiexec, names=TOOL_NAMES[key])
+        self.launcher = Launcher(bin_dir, a.mpiexec, hostfile, names=TOOL_NAMES[key])
         self.uri = f"tcp://127.0.0.1:{a.info_port}"
         self.port_flags = {} if a.info_port == GUIDE_INFO_PORT else {"info_port": a.info_port}
+        self.placed = {}  # job name -> the hosts it was given ([]: this host)
 
-    def servers(self, jobs, name, ranks, env, server_flags):
+    def hosts(self, name, role):
+        hosts = guide_hosts.hosts_for(self.launcher, role)
+        self.placed[name] = hosts or []
+        return hosts
+
+    def servers(self, jobs, name, ranks, env, server_flags, role=None):
+        ip, host = guide_hosts.server_flags(self.launcher, role)
+        self.uri = f"tcp://{host}:{self.a.info_port}"
         return Servers(jobs, self.launcher, name, ranks, dict(env, **self.overrides),
-                       dict(server_flags, **self.port_flags, **self.store_flags), self.work,
-                       self.a.info_port, self.a.ready_timeout, self.a.stop_timeout)
+                       dict(server_flags, **ip, **self.port_flags, **self.store_flags), self.work,
+                       self.a.info_port, self.a.ready_timeout, self.a.stop_timeout,
+                       self.hosts(name, role))
 
-    def client(self, jobs, name, env, client_flags, expect, servers=None):
+    def client(self, jobs, name, env, client_flags, expect, servers=None, role=None):
         """The client job `name` (beside the servers job `servers`, if any): its results,
         each phase with the CPU seconds of the client's and the servers' ranks over it."""
         job = jobs.run(self.launcher, name, self.a.ranks, dict(env, **self.overrides), "client",
-                       dict(client_flags, **self.store_flags), self.work)
+                       dict(client_flags, **self.store_flags), self.work, self.hosts(name, role))
         return with_cpu(results(job, {phase: self.a.ranks * self.a.n for phase in expect}), jobs, name, servers)
 
     def indexfs(self, jobs, name, root, bulk=False):
         """Run 1 (or with `bulk` run 2): {"insert": result, "lstat": result}."""
         a = self.a
         more = {"bk": 1, "db": f"{root}/cli"} if bulk else {}
-        with self.servers(jobs, name + "-svr", a.servers, SERVER_ENV, dict(db=f"{root}/svr", **SERVER_FLAGS)):
+        with self.servers(jobs, name + "-svr", a.servers, SERVER_ENV, dict(db=f"{root}/svr", **SERVER_FLAGS),
+                          "servers"):
             r = self.client(jobs, name + "-cli", {}, {"share_dir": 1, "n": a.n, **more, "read_phases": 1,
                                                       "info_svr_uri": self.uri, "skip_fs_checks": 0},
-                            ["insert", "fstats"], name + "-svr")
+                            ["insert", "fstats"], name + "-svr", "clients")
         return {"insert": r["insert"], "lstat": r["fstats"]}
 
     def deltafs_write(self, jobs, name, origin):
@@ -301,7 +334,7 @@ class GuideTools:
         job = jobs.run(self.launcher, name + "-compact", self.a.readers, dict(COMPACTOR_ENV, **self.overrides),
                        "compactor",
                        dict({"src_dir": origin, "dst_dir": compacted}, **COMPACTOR_COMPAT_FLAGS, **self.store_flags),
-                       self.work)
+                       self.work, self.hosts(name + "-compact", None))
         got = with_cpu(results(job, {"mapreduce": self.a.ranks * self.a.n}), jobs, name + "-compact", None)
         return {"compaction": got["mapreduce"]}
 

@@ -78,8 +78,11 @@ def run_rados(conf, timeout, *args):
         raise RadosError(f"rados -p {POOL} {args[0]}: did not finish within {timeout} s") from None
     if res.returncode != 0:
         said = (res.stderr.strip() or "no output").splitlines()[-1]
-        raise RadosError(f"rados -p {POOL} {args[0]} on the cluster of {conf} failed: {said} (the original's tools "
-                         f"store in pool {POOL}, fixed in their source: create it, ceph osd pool create {POOL})")
+        fix = (f"the original's tools store in pool {POOL}, fixed in their source: create it, ceph osd pool create "
+               f"{POOL}") if "error opening pool" in said.lower() else (
+               f"check {conf}: its mon host, and on a cluster with cephx its keyring, which must hold "
+               f"client.{USER}'s key")
+        raise RadosError(f"rados -p {POOL} {args[0]} on the cluster of {conf} failed: {said} ({fix})")
     return res.stdout
 
 

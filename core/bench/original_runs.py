@@ -13,8 +13,16 @@ CPU seconds of the client (or compactor) ranks and of the servers' ranks are sam
 (guide.Jobs), so a first phase includes the job's start-up. Each document also carries the
 machine's readings around its phase (`environment`, mpijobs.sampler, as runs.py's do), the
 phase taken to end when its result line was seen. The servers
-listen on a free port of this host (--info-port, default: one the kernel picks), since the
-guide's fixed 10086 may be taken by anything else on the machine.
+listen on a free port of this host (--info-port, default: one below the kernel's ephemeral
+range, guide.free_port), since the guide's fixed 10086 may be taken by anything else on the
+machine.
+
+With --hostfile of several hosts the jobs are placed as runs.py places ours (guide_hosts.py:
+IndexFS servers on the first host and their clients on the others, the DeltaFS jobs on every
+host), the servers given their hosts' address prefix (--ip) and --print_ips=1, whose printed
+addresses each document records (placement); the CPU seconds then count only the ranks on
+this host. Under the workflow's Slurm profile this script runs inside the run's allocation
+with srun steps as its mpiexec (workflows/bin/slurm_run.py), as runs.py does.
 
 With --storage-root rados://test/PREFIX every store is in RADOS, where the original's tools
 put it with --env_use_rados=1 (original_rados.py: its fixed pool `test`, CEPH_ARGS, the conf
@@ -29,20 +37,38 @@ import shutil
 import sys
 import time
 
+import guide_hosts
 import original_rados
 from guide import TOOL_NAMES, GuideTools, Jobs, free_port
 from mpijobs import JobError, Sampler, procs, stop_on_signals
+from mpijobs.launcher import read_hostfile
 from runs import RADOS_SCHEME, RUNS, Storage, add_run_arguments, coordinates, write_docs
 
 
-def document(phase, r, ranks, commit):
+def placement(tools, jobs_dir):
+    """Where the run's jobs ran: {"hosts": how many hosts they were given, "job_hosts": {job:
+    its hosts}, "server_addresses": what the servers printed for their ranks} ({"hosts": 1}
+    on one host, as the guide runs)."""
+    if not tools.launcher.spans_hosts():
+        return {"hosts": 1}
+    addresses = []
+    for name in sorted(tools.placed):
+        out = os.path.join(jobs_dir, name + ".out")
+        if name.endswith("-svr") and os.path.exists(out):
+            with open(out, errors="replace") as f:
+                addresses += guide_hosts.server_addresses(f.read())
+    return {"hosts": len({h for hosts in tools.placed.values() for h in hosts}), "job_hosts": tools.placed,
+            "server_addresses": addresses}
+
+
+def document(phase, r, ranks, commit, where):
     """A phase document in runs.py's shape, from the original's result line `r`."""
     return {"phase": phase, "ops": r["ops"], "elapsed_s": r["seconds"],
             "throughput_mops": r["mops"], "micros_per_op": r["micros_per_op"], "errors": {"total": r["failed"]},
             "latency_us": None, "cpu_s": r["cpu_s"],
             "balance": {"rank_min_s": None, "rank_max_s": None}, "ranks": ranks,
             "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(r["printed_at"])),
-            "build": {"git_revision": commit[:12], "implementation": "deltafs-proto"}, "placement": {"hosts": 1}}
+            "build": {"git_revision": commit[:12], "implementation": "deltafs-proto"}, "placement": where}
 
 
 class Stores:
@@ -115,6 +141,8 @@ def main():
     add_run_arguments(p, RUNS, "directory of deltafs_bm_svr, deltafs_bm_cli, parallel_compactor",
                       "servers (indexfs runs); compactor ranks, as many as the client ranks that wrote, and read "
                       "servers (deltafs-compact, deltafs-read)")
+    p.add_argument("--hostfile", help="MPICH hostfile: with several hosts, the jobs are placed as runs.py places "
+                   "ours (IndexFS servers on the first host, their clients on the others)")
     p.add_argument("--commit", default="unknown", help="the original's commit, recorded in every document")
     p.add_argument("--info-port", type=int, default=0, help="servers' info port (default: a free one)")
     p.add_argument("--keep-stores", action="store_true", help="keep the IndexFS runs' stores")
@@ -140,6 +168,7 @@ def main():
                 f"--servers {a.ranks} for the {a.ranks} client ranks that wrote (got --servers {a.servers})")
     stop_on_signals()
     a.work = os.path.abspath(a.work)  # the jobs run in it: every path they are given is absolute
+    a.hostfile = a.hostfile and os.path.abspath(a.hostfile)
     scale = argparse.Namespace(ranks=a.ranks, n=a.n, servers=a.servers, readers=a.servers,
                                mpiexec=shutil.which(a.mpiexec) or a.mpiexec, info_port=a.info_port or free_port(),
                                ready_timeout=min(120, a.timeout), stop_timeout=min(120, a.timeout),
@@ -149,13 +178,23 @@ def main():
     os.makedirs(jobs_dir)
     env = dict(kv.split("=", 1) for kv in a.env)
     try:
+        if a.storage_root and a.hostfile and len(set(read_hostfile(a.hostfile))) > 1:
+            sys.exit(f"original_runs: --storage-root with --hostfile {a.hostfile} of several hosts: the original's "
+                     f"tools read {original_rados.CONF_PATH} on every host, which only this host gets; run it on "
+                     "RADOS from one host (no hostfile, or one naming a single host)")
+    except JobError as e:
+        sys.exit(f"original_runs: {e}")
+    try:
         if a.storage_root:
             env["CEPH_ARGS"] = original_rados.ceph_args(a.ceph_conf)
     except (OSError, original_rados.RadosError) as e:
         sys.exit(f"original_runs: --ceph-conf {a.ceph_conf}: {e}")
     jobs = Jobs(jobs_dir, a.timeout, TOOL_NAMES["original"].values())
-    tools = GuideTools("original", os.path.abspath(a.bin), scale, a.work, env,
-                       {"env_use_rados": 1} if a.storage_root else {})
+    try:
+        tools = GuideTools("original", os.path.abspath(a.bin), scale, a.work, env,
+                           {"env_use_rados": 1} if a.storage_root else {}, a.hostfile)
+    except JobError as e:
+        sys.exit(f"original_runs: {e}")
     failed, stores = None, None
     # With stores in RADOS, this machine's Ceph daemons (a throw-away cluster's) work for the run
     serving = (lambda: procs.ceph_daemons(a.ceph_conf)) if a.storage_root else list
@@ -176,7 +215,8 @@ def main():
         sys.exit(f"original_runs: {failed}")
     ranks = a.servers if a.run == "deltafs-compact" else a.ranks
     backend = {"backend": "rados", "stores": stores.uris} if a.storage_root else {"backend": "posix", "stores": {}}
-    write_docs(a.out, a.run, [document(phase, r, ranks, a.commit) for phase, r in phases], sampler, backend,
+    where = placement(tools, jobs_dir)
+    write_docs(a.out, a.run, [document(phase, r, ranks, a.commit, where) for phase, r in phases], sampler, backend,
                coordinates=coordinates(a, "original"))
 
 

@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
 """The seed guide's runs as functions, with its flags and store settings, on the deltameta
 tools: run 1 IndexFS, run 2 IndexFS + bulk insertion, run 3 DeltaFS (write, compaction,
-read); and the MD-Workbench workload (deltameta_mdworkbench) on one interface: posix, indexfs
-or deltafs. Each writes the phases' JSON documents to `out` (JSON Lines, with `run`,
-`coordinates` (the run's place in the workflow's matrix: coordinates()) and `storage` fields,
-and `environment`: the machine's readings around the phase, taken while the run lasts by
-mpijobs/sampler.py). Also a command line, one run or DeltaFS phase per call (used by the
+read); the same workload on CephFS's MDS (cephfs, the production baseline, not one of the
+paper's runs); and the MD-Workbench workload (deltameta_mdworkbench) on one interface:
+posix, indexfs, deltafs or cephfs. Each writes the phases' JSON documents to `out` (JSON
+Lines, with `run`, `coordinates` (the run's place in the workflow's matrix: coordinates())
+and `storage` fields, and `environment`: the machine's readings around the phase, taken
+while the run lasts by mpijobs/sampler.py). Also a command line, one run or DeltaFS phase per call (used by the
 workflow's rules).
 
 Stores live in local directories, or with --storage-root rados://POOL/PREFIX in Ceph RADOS:
 every store path the run is given (or derives, like the IndexFS servers' `svr`) then names
 the RADOS location PREFIX/<that path relative to --storage-base>, so runs never collide.
-Each write phase first clears its RADOS destination (reruns on a persistent cluster), and
+Each write phase first clears its destination (reruns on a persistent cluster, a rerun of
+the phase in the same folder), and
 the DeltaFS origin and compacted "stores" the rules pass around become local marker
 directories holding the RADOS URI (store_markers.py), which the later phases read."""
 import argparse
@@ -20,6 +22,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 import store_markers
 from mpijobs import JobError, Launcher, Sampler, ServerJob, procs, read_json_lines, run_job, stop_on_signals
@@ -99,7 +102,8 @@ class Storage:
     def _tool(self, *args):
         tool = self.launcher.tool("storage")
         if not os.access(tool, os.X_OK):
-            raise JobError(f"{tool} not found: RADOS storage needs the core's deltameta_storage tool")
+            raise JobError(f"{tool} not found: runs need the core's deltameta_storage tool (it lists and clears "
+                           "their stores)")
         cmd = [tool, *args]
         self.log.write("$ " + " ".join(cmd) + "\n")
         self.log.flush()
@@ -116,21 +120,17 @@ class Storage:
             raise JobError(f"deltameta_storage {args[0]} {args[1]} failed ({how}): {said} (see {self.log.name})")
         return res.stdout
 
-    def clear(self, location):
-        """Removes a RADOS store tree before a phase writes it (nothing for local stores)."""
-        if location.startswith(RADOS_SCHEME):
-            self._tool("rm", location)
-
     def remove(self, location):
-        if location.startswith(RADOS_SCHEME):
-            self._tool("rm", location)
-        else:
-            shutil.rmtree(location, ignore_errors=True)
+        """Removes a store tree, in RADOS or local, with the storage tool: it removes only a
+        tree deltameta made (anything else there fails the run)."""
+        self._tool("rm", location)
 
     def output_store(self, path):
-        """Where a phase writes the store the rule names `path`: its location, cleared."""
+        """Where a phase writes the store the rule names `path`: its location, cleared (a
+        store an earlier execution of the phase wrote there, which the tools refuse to write
+        over: a rerun, workflows/environment/reruns.py)."""
         location = self.location(path)
-        self.clear(location)
+        self._tool("rm", location)  # only a tree deltameta made: anything else there fails the run
         return location
 
     def mark(self, path, location):
@@ -231,7 +231,26 @@ def deltafs_read(run, ranks, readers, n, compacted):
                                                               info_svr_uri=s.uri))
 
 
-MDWB_INTERFACES = ("posix", "indexfs", "deltafs")
+def cephfs(run, ranks, n):
+    """The runs' workload on CephFS: one client job whose ranks create their files through the
+    MDS of the CephFS of --ceph-conf (else CEPH_CONF) in one shared directory and lstat them
+    back, every lstat verified, the namespace's total too. The directory is
+    /deltameta-runs<work>/<UTC time>-<pid>: no two runs, nor two executions of one run (a
+    rerun, workflows/environment/reruns.py), share one; the documents say where
+    (`cephfs_dir`; it is no store of ours, so `storage` lists none). It is not removed
+    afterwards: the project has no tool that deletes in CephFS beyond MD-Workbench's own
+    tree (the client only creates and lstats), and the workflow's throw-away cluster takes
+    it away when it stops; on an existing cluster it stays, one empty file per created
+    name, below /deltameta-runs."""
+    attempt = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + f"-{os.getpid()}"
+    where = "/deltameta-runs" + os.path.abspath(run.work) + "/" + attempt
+    env = {"CEPH_CONF": run.storage.ceph_conf} if run.storage.ceph_conf else None
+    docs = run.client("cephfs", ranks, client_flags(n, cephfs=1, cephfs_dir=where, read_phases=1, verify_total=1),
+                      env=env)
+    return [dict(d, cephfs_dir=where) for d in docs]
+
+
+MDWB_INTERFACES = ("posix", "indexfs", "deltafs", "cephfs")
 
 
 class Workbench:
@@ -286,7 +305,10 @@ def mdworkbench(run, interface, ranks, servers, bench, docs, process_reports=Fal
       indexfs  `servers` IndexFS servers (the guide's settings), one job of the three phases;
       deltafs  precreate (-1) into the ranks' stores <work>/origin, the compactor with `servers`
                ranks into <work>/compacted (its document too), `servers` read-only servers on
-               them and the benchmark (-2): DeltaFS serves no create, delete or cleanup."""
+               them and the benchmark (-2): DeltaFS serves no create, delete or cleanup;
+      cephfs   one job, the tree in the CephFS of --ceph-conf (else CEPH_CONF), at
+               /deltameta-mdworkbench<work>: no two runs share one; the documents say where
+               (`cephfs_root`). The cleanup leaves the tree's root, empty."""
     if interface not in MDWB_INTERFACES:
         raise JobError(f"--interface {interface}: expected one of {', '.join(MDWB_INTERFACES)}")
     flags = dict(bench.flags, interface=interface)
@@ -306,6 +328,15 @@ def mdworkbench(run, interface, ranks, servers, bench, docs, process_reports=Fal
         finally:
             for d in docs[first:]:
                 d["posix_controls"] = controls
+    elif interface == "cephfs":
+        root = "/deltameta-mdworkbench" + os.path.abspath(run.work)
+        env = {"CEPH_CONF": run.storage.ceph_conf} if run.storage.ceph_conf else None
+        first = len(docs)
+        try:
+            mdwb_job(run, "mdworkbench", ranks, dict(flags, root=root), docs, env=env)
+        finally:
+            for d in docs[first:]:
+                d["cephfs_root"] = root
     elif interface == "indexfs":
         svr = os.path.join(run.work, "svr")
         shutil.rmtree(svr, ignore_errors=True)
@@ -335,18 +366,19 @@ def write_docs(path, run_name, docs, sampler, storage=None, **fields):
                                     **({"storage": storage} if storage else {}))) + "\n")
 
 
-RUNS = ("indexfs", "indexfs-bulk", "deltafs-write", "deltafs-compact", "deltafs-read")
+RUNS = ("indexfs", "indexfs-bulk", "deltafs-write", "deltafs-compact", "deltafs-read", "cephfs")
 
 
 def coordinates(a, implementation):
     """The run's place in the matrix the workflow runs, which each of its phase documents
     records (`coordinates`), so its readers need not take it from the result's path: the
     implementation, the client ranks, the servers (IndexFS's; the DeltaFS compaction's and
-    read's readers; 0 for the DeltaFS write, which has none), the files per client rank and
-    the repetition; for MD-Workbench, its interface and parameters instead of the files, its
-    stonewall among them (seconds, 0 for none, and whether it wears out)."""
+    read's readers; 0 for the DeltaFS write and CephFS, which have none of ours), the files
+    per client rank and the repetition; for MD-Workbench, its interface and parameters
+    instead of the files, its stonewall among them (seconds, 0 for none, and whether it
+    wears out)."""
     where = {"implementation": implementation, "client_ranks": a.ranks,
-             "servers": 0 if a.run == "deltafs-write" else a.servers, "repetition": a.repetition}
+             "servers": 0 if a.run in ("deltafs-write", "cephfs") else a.servers, "repetition": a.repetition}
     if a.run != "mdworkbench":
         return dict(where, files_per_rank=a.n)
     return dict(where, interface=a.interface, data_sets=a.data_sets, precreate=a.precreate, objects=a.objects,
@@ -401,15 +433,17 @@ def main():
     p.add_argument("--storage-base", default=".", metavar="DIR",
                    help="the local directory --storage-root stands for: a store path DIR/x is ROOT/x")
     p.add_argument("--ceph-conf", metavar="PATH", help="with --storage-root: the cluster's ceph.conf (CEPH_CONF "
-                   "of every job; DELTAMETA_RADOS_* of this process are passed on too)")
+                   "of every job; DELTAMETA_RADOS_* of this process are passed on too); mdworkbench --interface "
+                   "cephfs and the cephfs run: its CephFS's cluster")
     a = p.parse_args()
     stop_on_signals()
     overrides = dict(kv.split("=", 1) for kv in a.env)
     docs, storage, run = [], None, None
-    # With stores in RADOS, the daemons of their cluster on this machine (a throw-away
-    # cluster's) work for the run; the configuration the jobs use (the core's order) names it.
+    # With stores in RADOS, or on CephFS, the daemons of their cluster on this machine (a
+    # throw-away cluster's, its MDS too) work for the run; the configuration the jobs use (the
+    # core's order) names it.
     conf = a.ceph_conf or os.environ.get("DELTAMETA_RADOS_CONF") or os.environ.get("CEPH_CONF")
-    serving = (lambda: procs.ceph_daemons(conf)) if a.storage_root else list
+    serving = (lambda: procs.ceph_daemons(conf)) if a.storage_root or a.run == "cephfs" else list
     with open(a.log, "a") as log, Sampler(serving=serving) as sampler:
         try:
             launcher = Launcher(os.path.abspath(a.bin), a.mpiexec, a.hostfile)
@@ -425,13 +459,18 @@ def main():
                 docs = deltafs_compact(run, a.servers, a.origin, a.compacted)
             elif a.run == "deltafs-read":
                 docs = deltafs_read(run, a.ranks, a.servers, a.n, a.compacted)
+            elif a.run == "cephfs":
+                docs = cephfs(run, a.ranks, a.n)
             else:
                 bench = Workbench(a.data_sets, a.precreate, a.objects, a.object_size, a.iterations, a.offset,
                                   a.stonewall, a.wear_out)
                 mdworkbench(run, a.interface, a.ranks, a.servers, bench, docs, a.process_reports, a.latency_dir)
             if (a.run.startswith("indexfs") or a.run == "mdworkbench") and not a.keep_stores:
-                for location in run.stores.values():
-                    storage.remove(location)
+                for role, location in run.stores.items():
+                    if role == "posix":  # MD-Workbench's file tree, which the run made below its --work
+                        shutil.rmtree(location, ignore_errors=True)
+                    else:
+                        storage.remove(location)
         except JobError as e:
             if a.run == "mdworkbench" and run:  # what the failed run measured, its verification errors too
                 write_docs(a.out, a.run, docs, sampler, dict(backend=storage.backend, stores=run.stores),

@@ -6,6 +6,7 @@ import contextlib
 import ctypes
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -13,6 +14,7 @@ import time
 from . import procs
 
 PR_SET_PDEATHSIG = 1
+ERROR_LINE = re.compile(r"^[\w.-]+: error: ")  # the core's tools' one-line errors
 
 
 class JobError(RuntimeError):
@@ -47,6 +49,8 @@ class Job:
         self.name, self.argv = name, list(argv)
         self.out_path = out if isinstance(out, str) else out.name
         self.err_path = err if isinstance(err, str) else self.out_path
+        # Where this job's output begins in a log that others append to as well.
+        self.err_start = 0 if isinstance(err, str) or isinstance(out, str) else out.tell()
         with _output(out) as stdout, _output(err) as stderr:
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr, env=env,
                                          cwd=cwd, start_new_session=own_session, preexec_fn=_die_with_parent)
@@ -97,6 +101,15 @@ class Job:
     def stderr(self):
         with open(self.err_path, errors="replace") as f:
             return f.read()
+
+    def error_said(self):
+        """The first "TOOL: error: ..." line this job wrote (every rank prints the same cause),
+        else its last line of output, else "no error output"."""
+        with open(self.err_path, errors="replace") as f:
+            f.seek(self.err_start)
+            lines = [line.strip() for line in f.read().splitlines() if line.strip()]
+        errors = [line for line in lines if ERROR_LINE.match(line)]
+        return (errors or lines or ["no error output"])[0 if errors else -1]
 
 
 def wait_until(predicate, timeout, interval=0.05):

@@ -1,5 +1,8 @@
 """MPI command lines for the deltameta tools (mpijobs): mpiexec, ranks, the hosts of an MPICH
-hostfile, settings for every rank; and the hosts of a failed job that no longer answer."""
+hostfile, settings for every rank; and the hosts of a failed job that no longer answer, with
+their names."""
+import functools
+import ipaddress
 import os
 import socket
 
@@ -73,8 +76,32 @@ def lost_hosts(hosts, port=22, timeout=3):
     return lost
 
 
-def failure_cause(hosts):
-    """" after losing host X" when one of `hosts` (a job's hosts, empty when every job runs
-    on this host) no longer answers, else ""."""
-    lost = lost_hosts(hosts) if hosts else []
+@functools.lru_cache(maxsize=None)
+def host_name(host):
+    """The name an address among the hosts resolves back to (e.g. a container's, from
+    Docker's name service), else None. Asked once per host while the job starts (see
+    remember_host_names), since a lost host may leave the name service too (a stopped
+    container leaves Docker's)."""
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return None  # a name already
+    try:
+        name = socket.gethostbyaddr(host)[0]
+    except OSError:
+        return None
+    return name if name != host else None
+
+
+def remember_host_names(hosts):
+    """Looks each of `hosts` up by address now, while they answer; returns `hosts`."""
+    for host in hosts:
+        host_name(host)
+    return hosts
+
+
+def failure_cause(hosts, port=22):
+    """" after losing host X (its name)" when one of `hosts` (a job's hosts, empty when every
+    job runs on this host) no longer answers on `port`, else ""."""
+    lost = [h + (f" ({host_name(h)})" if host_name(h) else "") for h in lost_hosts(hosts, port)] if hosts else []
     return f" after losing host {', '.join(lost)} (it does not answer on the ssh port)" if lost else ""

@@ -1,12 +1,13 @@
 """The seed runs' and the workflow's jobs (mpijobs), each appended with its command line to
 one log, in the caller's process group: one-shot jobs (client, compactor) run to completion,
 and server jobs that publish their info URI in a --ready_file and are always stopped, also
-when the caller fails. A failure raises JobError naming the job, a lost host and the log."""
+when the caller fails. A failure raises JobError naming the job, a lost host, the job's
+own error line and the log."""
 import os
 import signal
 
 from .job import Job, JobError, read_json_lines, wait_until
-from .launcher import failure_cause, flags
+from .launcher import failure_cause, flags, remember_host_names
 
 
 def published_uri(path):
@@ -30,7 +31,7 @@ def run_job(launcher, label, ranks, env, tool, tool_flags, json_path, log, timeo
     job = _start(label, launcher.command(ranks, tool, flags(**dict(tool_flags, json=json_path)), env, hosts), log)
     # A failed job on several hosts probes all of them: a lost host fails jobs that do not
     # run on it too (its storage daemon, a peer job's ranks).
-    probed = launcher.used_hosts()
+    probed = remember_host_names(launcher.used_hosts())
     try:
         rc = job.wait(timeout)
         if rc is None:
@@ -39,7 +40,8 @@ def run_job(launcher, label, ranks, env, tool, tool_flags, json_path, log, timeo
     finally:
         job.stop()
     if rc != 0:
-        raise JobError(f"{label}: {tool} exited with code {rc}{failure_cause(probed)} (see {log.name})")
+        raise JobError(f"{label}: {tool} exited with code {rc}{failure_cause(probed)}: {job.error_said()} "
+                       f"(see {log.name})")
     return read_json_lines(json_path)
 
 
@@ -50,7 +52,7 @@ class ServerJob:
         self.launcher, self.ranks, self.env, self.flags = launcher, ranks, env, server_flags
         self.ready_file, self.log, self.ready_timeout = ready_file, log, ready_timeout
         self.hosts = launcher.used_hosts(hosts)
-        self.probed = launcher.used_hosts()  # every host, when a failure is explained (run_job)
+        self.probed = remember_host_names(launcher.used_hosts())  # every host, when a failure is explained
         self.job, self.uri = None, None
 
     def __enter__(self):
@@ -69,7 +71,7 @@ class ServerJob:
         uri = published_uri(self.ready_file)
         if not uri and not self.job.running():
             raise JobError(f"servers exited with code {self.job.proc.returncode} before becoming ready"
-                           f"{failure_cause(self.probed)} (see {self.log.name})")
+                           f"{failure_cause(self.probed)}: {self.job.error_said()} (see {self.log.name})")
         return uri
 
     def __exit__(self, exc_type, exc, tb):
@@ -79,5 +81,6 @@ class ServerJob:
         if stopped_by_us and rc == -signal.SIGKILL:
             raise JobError("servers did not stop within 120 s of SIGTERM")
         if exc_type is None and rc != 0:
-            raise JobError(f"servers exited with code {rc}{failure_cause(self.probed)} (see {self.log.name})")
+            raise JobError(f"servers exited with code {rc}{failure_cause(self.probed)}: {self.job.error_said()} "
+                           f"(see {self.log.name})")
         return False

@@ -4,7 +4,7 @@ with a way to spare a pid the kernel has meanwhile given to another process."""
 import os
 import signal
 
-CEPH_DAEMONS = ("ceph-mon", "ceph-mgr", "ceph-osd")
+CEPH_DAEMONS = ("ceph-mon", "ceph-mgr", "ceph-osd", "ceph-mds")  # the MDS serves CephFS runs
 DEFAULT_CEPH_CONF = "/etc/ceph/ceph.conf"  # where Ceph's daemons and clients look without -c or CEPH_CONF
 
 
@@ -88,10 +88,28 @@ def tagged(name, value):
     return pids
 
 
+def running_tools(tool_names, name, value):
+    """The live processes of this host running one of `tool_names` (by executable) whose
+    environment has name=value: a job's ranks that its launcher did not start itself (srun's
+    are slurmstepd's children). Reads only the environment of the tools' processes."""
+    marker = f"{name}={value}\0".encode()
+    pids = []
+    for entry in os.listdir("/proc"):
+        try:
+            if not entry.isdigit() or os.path.basename(os.readlink(f"/proc/{entry}/exe")) not in tool_names:
+                continue
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                if marker in f.read():
+                    pids.append(int(entry))
+        except OSError:
+            continue
+    return pids
+
+
 def ceph_daemons(conf):
-    """The live Ceph daemons (ceph-mon, ceph-mgr, ceph-osd) of the cluster whose configuration
-    file is `conf`: those started with it (-c, --conf), or with none where `conf` is Ceph's
-    default, /etc/ceph/ceph.conf. Other clusters' daemons on this machine are left out."""
+    """The live Ceph daemons (ceph-mon, ceph-mgr, ceph-osd, ceph-mds) of the cluster whose
+    configuration file is `conf`: those started with it (-c, --conf), or with none where `conf`
+    is Ceph's default, /etc/ceph/ceph.conf. Other clusters' daemons on this machine are left out."""
     wanted = os.path.realpath(conf or DEFAULT_CEPH_CONF)
     pids = []
     for pid in named(CEPH_DAEMONS):

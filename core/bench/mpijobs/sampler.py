@@ -35,10 +35,11 @@ def _load_1m():
 
 
 def _tree_cpu_s():
-    """CPU seconds used so far by this process and every process below it, live or ended."""
+    """(CPU seconds used so far by this process and every process below it, live or ended;
+    how many processes were read)."""
     t = os.times()
-    return t.user + t.system + t.children_user + t.children_system + sum(
-        procs.cpu_seconds(pid) for pid in procs.process_tree(os.getpid()))
+    tree = procs.process_tree(os.getpid())
+    return t.user + t.system + t.children_user + t.children_system + sum(procs.cpu_seconds(p) for p in tree), len(tree)
 
 
 class _ServingCpu:
@@ -52,10 +53,11 @@ class _ServingCpu:
         self.names, self.seen, self.total = names, {}, 0.0
 
     def __call__(self):
+        """(their CPU seconds so far, how many processes were read)."""
         now = {pid: procs.cpu_seconds(pid) for pid in self.names()}
         self.total += sum(max(cpu - self.seen[pid], 0.0) for pid, cpu in now.items() if pid in self.seen)
         self.seen = now
-        return self.total
+        return self.total, len(now)
 
 
 def _shm():
@@ -67,9 +69,12 @@ def _shm():
 
 
 class Sampler:
-    """Context manager: readings [wall time, /proc/stat's cpu line, load 1 min, own CPU s]
-    from entering to leaving, one every `period` seconds and one at each end. `serving`: a
-    function naming processes outside the run's tree whose CPU is the run's too (the Ceph
+    """Context manager: readings [wall time, /proc/stat's cpu line, load 1 min, own CPU s,
+    processes read, seconds the reading took] from entering to leaving, one every `period`
+    seconds and one at each end. The last two bound the reading's error: the kernel gives
+    each process's CPU time in whole ticks (rounded down), and the processes are read after
+    /proc/stat, while they run (workflows/environment/phase.py allows for both). `serving`:
+    a function naming processes outside the run's tree whose CPU is the run's too (the Ceph
     daemons of this machine that hold its stores)."""
 
     def __init__(self, period=PERIOD_S, serving=list):
@@ -79,7 +84,9 @@ class Sampler:
         self.shm = None
 
     def read(self):
-        self.readings.append([time.time(), _cpu_line(), _load_1m(), _tree_cpu_s() + self.serving()])
+        when, line, load = time.time(), _cpu_line(), _load_1m()
+        (tree, in_tree), (serving, served) = _tree_cpu_s(), self.serving()
+        self.readings.append([when, line, load, tree + serving, 1 + in_tree + served, time.time() - when])
 
     def _loop(self):
         while not self._stop.wait(self.period):
@@ -113,3 +120,5 @@ class Sampler:
             last = min([i for i, r in enumerate(readings) if r[0] >= end] or [len(readings) - 1])
             readings = readings[first:last + 1]
         return {"period_s": self.period, "readings": readings, "shm": self.shm}
+
+

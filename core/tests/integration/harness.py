@@ -8,6 +8,7 @@ import shutil
 import signal
 import socket
 import struct
+import subprocess
 import sys
 import tempfile
 import time
@@ -31,6 +32,14 @@ def wait_until(predicate, timeout, what, interval=0.02):
         what = what() if callable(what) else what
         raise AssertionError("timed out after %.1f s waiting for %s" % (timeout, what))
     return value
+
+
+def busy_factor(cap=4.0):
+    """How many times longer than on an idle machine a job may take now: the 1-minute load
+    average per CPU, at least 1 and at most `cap`. A bound on how soon something happens is
+    stretched by it, so that a busy machine slows a test down without failing it, while a
+    delay of another order (one timeout per call instead of one in all) still fails it."""
+    return min(max(os.getloadavg()[0] / (os.cpu_count() or 1), 1.0), cap)
 
 
 def tagged_pids(tag):
@@ -107,6 +116,15 @@ class Session:
 
     def path(self, *parts):
         return os.path.join(self.tmp, *parts)
+
+    def run_script(self, name, cmd, out, timeout=300):
+        """Runs the command line `cmd` (runs.py's) with this session's tag plus `name`: (exit
+        code, stderr, the JSON documents it wrote to `out`), once no process it started is left."""
+        tag = "%s.%s" % (self.tag, name)
+        r = subprocess.run(cmd, env=dict(os.environ, **{TAG_VAR: tag}), capture_output=True, text=True,
+                           timeout=timeout)
+        wait_until(lambda: not tagged_pids(tag), 10, "every process of %s to exit" % name)
+        return r.returncode, r.stderr, mpijobs.read_json_lines(out) if os.path.exists(out) else []
 
     def start(self, name, np, tool, args, env=None, mpi_args=(), wrapper=()):
         """Starts `tool` under mpiexec; each rank runs `wrapper` + tool (e.g. valgrind) if given."""

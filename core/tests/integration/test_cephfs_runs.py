@@ -2,16 +2,20 @@
 # issue 36: client ranks create their files through the MDS of ctest's shared cluster
 # (scripts/ceph-cluster.sh start --cephfs; CEPH_CONF set by ctest) and lstat them back,
 # every lstat verified; a read that finds fewer files fails verification; what goes wrong
-# (no cluster, libcephfs missing, bad flags) is one line.
+# (no cluster, libcephfs missing, bad flags) is one line. Also the workflow's cephfs run,
+# core/bench/runs.py cephfs: its documents, a directory of its own per execution, and a
+# configuration that cannot be read failing in one line.
 import os
 import shutil
 import subprocess
+import sys
 import unittest
 
 import harness
 from harness import flags
 
 N, CLIENTS = 300, 2
+RUNS = os.path.join(os.path.dirname(os.path.abspath(harness.__file__)), "..", "..", "bench", "runs.py")
 QUANTILES = ["min", "q1", "median", "q3", "q90", "q99", "max"]
 
 
@@ -51,6 +55,42 @@ class CephfsRuns(unittest.TestCase):
         twice = self.run_client("twice", read_phases=0)
         self.assertEqual(twice.rc, 1, twice)
         self.assertIn("errors: %d already existed, 0 missing" % (N * CLIENTS), twice.out)
+
+    def runs(self, name, conf=None):
+        """runs.py cephfs with CLIENTS ranks x N files in the work directory "work": (exit
+        code, stderr, documents, work directory); no process may be left once it returned."""
+        work, out = self.s.path("work"), self.s.path(name + ".jsonl")
+        cmd = [sys.executable, RUNS, "cephfs", "--bin", harness.BIN, "--mpiexec", harness.MPIEXEC, "--work", work,
+               "--out", out, "--log", self.s.path(name + ".log"), "--ranks", str(CLIENTS), "--n", str(N),
+               "--repetition", "2", "--timeout", "120"] + (["--ceph-conf", conf] if conf else [])
+        return (*self.s.run_script("runs-" + name, cmd, out), work)
+
+    def test_the_workflows_cephfs_run(self):
+        rc, err, docs, work = self.runs("first")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual([d["phase"] for d in docs], ["insert", "lstat"])
+        [where] = {d["cephfs_dir"] for d in docs}
+        self.assertTrue(where.startswith("/deltameta-runs" + work + "/"), where)
+        for d in docs:
+            self.assertEqual((d["run"], d["ops"], d["errors"]["total"]), ("cephfs", N * CLIENTS, 0), d)
+            self.assertEqual((d["parameters"]["mode"], d["parameters"]["cephfs_dir"]), ("cephfs", where))
+            self.assertTrue(d["parameters"]["share_dir"] and d["parameters"]["verify_total"])
+            self.assertEqual(d["coordinates"], dict(implementation="deltameta", client_ranks=CLIENTS, servers=0,
+                                                    files_per_rank=N, repetition=2))
+            self.assertEqual(d["storage"]["stores"], {})  # CephFS's directory is no store of ours
+            self.assertTrue(d["environment"]["readings"])
+        # A second execution in the same folder (a rerun) creates its files in a directory of its own.
+        rc, err, again, _ = self.runs("again")
+        self.assertEqual(rc, 0, err)
+        self.assertNotEqual({d["cephfs_dir"] for d in again}, {where})
+
+    def test_the_workflows_cephfs_run_fails_in_one_line_on_a_bad_configuration(self):
+        conf = self.s.path("missing.conf")
+        rc, err, docs, _ = self.runs("bad-conf", conf)
+        self.assertEqual(rc, 1, err)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertIn("runs: cephfs: client exited with code 1: deltameta_client: error: cannot read %s" % conf, err)
+        self.assertEqual(docs, [])
 
     def test_a_directory_per_rank(self):
         r = self.run_client("per-rank", share_dir=0, verify_total=1)
@@ -95,16 +135,17 @@ class CephfsRuns(unittest.TestCase):
             self.skipTest("needs to bind-mount in a mount namespace of its own (root with CAP_SYS_ADMIN), "
                           "which this user or container may not: %s" % why)
         wrapper = ("unshare", "--mount", "sh", "-c", hide + ' && exec "$0" "$@"')
-        job = self.s.start("no-lib", CLIENTS, "deltameta_client",
-                           flags(cephfs=1, cephfs_dir=self.dir, n=10), wrapper=wrapper)
-        rc = job.wait(60)
-        job.wait_gone()
-        r = job.result(rc)
-        self.assertEqual(r.rc, 1, r)
-        lines = [line for line in r.err.strip().splitlines() if "libcephfs" in line]
-        self.assertEqual(len(lines), 1, r.err)
-        self.assertIn("--cephfs=1 needs libcephfs, which cannot be loaded", lines[0])
-        self.assertIn("install libcephfs2", lines[0])
+        for tool, args in [("deltameta_client", flags(cephfs=1, cephfs_dir=self.dir, n=10)),
+                           ("deltameta_mdworkbench", flags(interface="cephfs", root=self.dir))]:
+            job = self.s.start("no-lib", CLIENTS, tool, args, wrapper=wrapper)
+            rc = job.wait(60)
+            job.wait_gone()
+            r = job.result(rc)
+            self.assertEqual(r.rc, 1, r)
+            lines = [line for line in r.err.strip().splitlines() if "libcephfs" in line]
+            self.assertEqual(len(lines), 1, r.err)
+            self.assertIn(tool + ": error: the CephFS client needs libcephfs, which cannot be loaded", lines[0])
+            self.assertIn("install libcephfs2", lines[0])
 
 
 if __name__ == "__main__":

@@ -14,6 +14,10 @@
 #   per lstat): 13.3k per lstat of 10,000 names measured on 2026-11-27 (14.8k with 15,000;
 #   the original prototype's server: 5.6k), about 6k of it the debug assertions of
 #   Debian's RocksDB build (doc/measurements.md, "Where a per-operation phase's time goes").
+#   Bulk-insertion client (run 2: creates buffered, sorted per server, written as tables):
+#   3.65k per create measured on 2026-11-27, 5.69k before its sort compared 4-byte key
+#   prefixes and read the records only on a tie (doc/measurements.md, "Bulk insertion's
+#   margin at 1 and 2 client ranks").
 # The budgets leave 20-40% headroom for compiler and library differences (the server's 22%,
 # so that it still catches the 41.6k of a create without the filter).
 import re
@@ -28,6 +32,7 @@ WRITE_BUDGET = 11000
 COMPACTION_BUDGET = 7300
 SERVER_CREATE_BUDGET = 37000  # catches the skip-list search coming back (41.6k)
 SERVER_LSTAT_BUDGET = 16500
+BULK_CLIENT_BUDGET = 4600  # catches the sort reading both records in every comparison (5.69k)
 SMALL, LARGE = 10000, 30000
 
 
@@ -95,6 +100,20 @@ class InstructionBudget(unittest.TestCase):
         per_lstat = (self.server_creates(SMALL, lstats=True) - self.server_creates(SMALL)) / SMALL
         print("IndexFS server: %.0f instructions per lstat (budget %d)" % (per_lstat, SERVER_LSTAT_BUDGET))
         self.assertLess(per_lstat, SERVER_LSTAT_BUDGET)
+
+    def bulk_client(self, n):
+        """Instructions of a one-rank bulk-insertion client's job creating n files (one server)."""
+        srv = self.s.start_servers("bulk-svr%d" % n, 1, self.s.path("bulk-svr%d" % n), flags(skip_fs_checks=0))
+        total = self.instructions("bulk%d" % n, "deltameta_client_store",
+                                  flags(share_dir=1, n=n, bk=1, db=self.s.path("bulk-cli%d" % n), read_phases=0,
+                                        info_svr_uri=srv.uri))
+        self.assertEqual(self.s.stop_servers(srv, timeout=120), 0, srv.job.stderr())
+        return total
+
+    def test_bulk_client_instructions_per_create(self):
+        per_create = self.per_entry(self.bulk_client(SMALL), self.bulk_client(LARGE))
+        print("bulk-insertion client: %.0f instructions per create (budget %d)" % (per_create, BULK_CLIENT_BUDGET))
+        self.assertLess(per_create, BULK_CLIENT_BUDGET)
 
     def test_compaction_instructions_per_entry(self):
         totals = []

@@ -5,7 +5,6 @@
 # verification of faults put in between its phases (changed bytes, a removed file, a
 # changed mode). The deltafs interface is test_mdworkbench_deltafs.py.
 import os
-import subprocess
 import sys
 import unittest
 
@@ -44,12 +43,7 @@ class MdwbBase(unittest.TestCase):
                harness.MPIEXEC, "--work", work, "--out", out, "--log", self.s.path(interface + ".log"), "--ranks",
                str(RANKS), "--servers", str(SERVERS), "--data-sets", str(DSETS), "--precreate", str(P), "--objects",
                str(PER_ITER), "--object-size", str(SIZE), "--iterations", str(R), "--offset", str(OFFSET)] + list(extra)
-        tag = "%s.runs-%s" % (self.s.tag, interface)
-        r = subprocess.run(cmd, env=dict(os.environ, **{harness.TAG_VAR: tag}), capture_output=True, text=True,
-                           timeout=300)
-        harness.wait_until(lambda: not harness.tagged_pids(tag), 10, "every process of runs.py to exit")
-        docs = harness.mpijobs.read_json_lines(out) if os.path.exists(out) else []
-        return r.returncode, r.stderr, docs, work
+        return (*self.s.run_script("runs-" + interface, cmd, out), work)
 
     def check_phase(self, doc, phase, interface, objects, ops):
         """A clean phase document of `objects` objects and `ops` ({op: count})."""
@@ -221,7 +215,7 @@ class MdwbTest(MdwbBase):
 
     def test_bad_flags(self):
         for args, why in [
-            (flags(interface="nfs"), "--interface must be posix, indexfs or deltafs"),
+            (flags(interface="nfs"), "--interface must be posix, indexfs, deltafs or cephfs"),
             ([], "--interface=posix needs --root"),
             (flags(interface="deltafs", root="/x") + ["-3"], "--interface=deltafs has no cleanup phase"),
             (flags(interface="deltafs", root="/x"), "--interface=deltafs runs one phase per job"),

@@ -9,7 +9,6 @@
 import os
 import re
 import shutil
-import subprocess
 import sys
 import unittest
 
@@ -184,12 +183,9 @@ class MdwLinesTest(unittest.TestCase):
                "--servers", "1", "--data-sets", str(WALL["dset-count"]), "--precreate",
                str(WALL["precreate-per-set"]), "--objects", str(WALL["obj-per-proc"]), "--object-size",
                str(WALL["object-size"]), "--iterations", str(WALL["iterations"]), "--stonewall", "1", "--wear-out"]
-        tag = "%s.runs" % self.s.tag
-        r = subprocess.run(cmd, env=dict(os.environ, **{harness.TAG_VAR: tag}), capture_output=True, text=True,
-                           timeout=120)
-        harness.wait_until(lambda: not harness.tagged_pids(tag), 10, "every process of runs.py to exit")
-        self.assertEqual(r.returncode, 0, r.stderr)
-        docs = {d["phase"]: d for d in harness.mpijobs.read_json_lines(out)}
+        rc, err, found = self.s.run_script("runs", cmd, out, timeout=120)
+        self.assertEqual(rc, 0, err)
+        docs = {d["phase"]: d for d in found}
         positions = self.check_stonewall(docs, True)
         # runs.py's controls of the posix tree, in every document.
         controls = docs["precreate"]["posix_controls"]

@@ -12,7 +12,7 @@ POOL = os.environ.get("CEPH_POOL", "deltameta")
 
 
 def rados(*args):
-    return subprocess.run(["rados", "-p", POOL] + list(args), capture_output=True, text=True, timeout=60, check=True)
+    return subprocess.run(["rados", "-p", POOL] + list(args), capture_output=True, text=True, timeout=180, check=True)
 
 
 class RadosRuns(test_three_runs.ThreeRuns):
