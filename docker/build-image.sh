@@ -24,8 +24,9 @@ done
 command -v docker >/dev/null || die "docker not found: install Docker Engine"
 docker info >/dev/null 2>&1 || die "no Docker engine answers: start dockerd (or join the docker group)"
 revision=$(git -C "$top" rev-parse HEAD 2>/dev/null) || die "$top is not a git clone: the image records its commit"
-dirty=false
+dirty=false tree_dirty=false  # core/'s sources; the whole clone (provenance.json's git_dirty)
 [ -z "$(git -C "$top" status --porcelain -- core/CMakeLists.txt core/include core/src core/tools)" ] || dirty=true
+[ -z "$(git -C "$top" status --porcelain)" ] || tree_dirty=true
 # A git worktree's .git is a file naming history outside the build context: its revision is
 # given to the build instead (docker/build-core.sh); the pinned commit needs the history.
 worktree=()
@@ -41,7 +42,7 @@ fi
 log=$(mktemp) staged=
 trap 'rm -f "$log" ${staged:+"$staged"}' EXIT
 labels=(--label org.opencontainers.image.revision="$revision" --label io.deltameta.core="$core"
-        --label io.deltameta.core-dirty="$dirty")
+        --label io.deltameta.core-dirty="$dirty" --label io.deltameta.tree-dirty="$tree_dirty")
 # One build at a time from this clone (others wait): every build's context holds
 # docker/original/, where a build given --original stages the archive.
 exec 9<"$top/docker/original"
@@ -66,6 +67,7 @@ fi
 # layer was reused (its whole output in the log, the log's end on failure); a failed step's
 # container is removed too (--force-rm).
 docker build --force-rm -f "$top/docker/Dockerfile" --build-arg BASE="$base" --build-arg CORE="$core" \
+  --build-arg TREE_DIRTY="$tree_dirty" \
   ${worktree[@]+"${worktree[@]}"} "${labels[@]}" \
   -t "$tag" "$top" 2>&1 | tee "$log" |
   sed -u -n -E -e 's/^(Step [0-9]+\/[0-9]+ : .{0,80}).*/build-image: \1/p' -e 's/^ ---> Using cache$/build-image:   cached/p' ||

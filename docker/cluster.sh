@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The multi-node cluster on this Docker host (docker/compose.yaml):
 #   docker/cluster.sh up [--nodes N] [--out DIR]   start N nodes (default 3) and wait until
-#                                                   each runs sshd, a Ceph OSD and slurmd
+#                                                   each runs sshd, a Ceph OSD and slurmd,
+#                                                   and the pool answers in every group
 #   docker/cluster.sh run [SNAKEMAKE ARGS]          the workflow's multi-node profile from the
 #                                                   head (ranks on every node, stores in RADOS)
 #   docker/cluster.sh slurm-run [SNAKEMAKE ARGS]    the same submitted through the cluster's
@@ -54,6 +55,16 @@ up() {
     [ -z "$why" ] || echo "the ready check on the head failed: $why" >&2
     die "only $ready of $nodes nodes became ready within 180 s (above: each node's start-up log; all logs: docker/cluster.sh exec sh -c 'tail /cluster/log/*')"
   fi
+  # Every OSD up is not yet every placement group active: as the OSDs join, the pool's
+  # groups move and peer again, and a run's first requests to one still peering wait (on a
+  # busy machine past the clients' 30 s). Listing the pool asks every group's primary.
+  deadline=$((SECONDS + 150))
+  until why=$(docker exec "$head_id" timeout 40 rados -c /cluster/ceph/ceph.conf -p deltameta ls 2>&1 >/dev/null); do
+    why=${why##*$'\n'}
+    [ $SECONDS -lt $deadline ] ||
+      die "the pool deltameta did not answer in every placement group within 150 s of the nodes being ready (${why:-no answer within 40 s}; OSD logs: docker/cluster.sh exec sh -c 'tail /cluster/log/*.osd.log')"
+    sleep 1
+  done
   echo "cluster: $nodes nodes ready (results go to $out)"
 }
 

@@ -58,6 +58,19 @@ run_workflow() {
   echo "deltameta: results in $(pwd)/results (summary.csv, claims.md, report.html and figures/ in $(pwd)/$out)"
 }
 
+# Each node's container name beside its address in the head's /etc/hosts (lines this
+# function wrote before are replaced), so that a failed job still names a node stopped
+# before the job began: Docker's name service forgets a stopped container at once.
+remember_node_names() {
+  local kept addr name
+  kept=$(grep -v ' # deltameta node$' /etc/hosts)
+  printf '%s\n' "$kept" > /etc/hosts
+  while read -r addr; do
+    name=$(getent hosts "$addr" | awk '{print $2}')
+    [ -z "$name" ] || echo "$addr $name # deltameta node" >> /etc/hosts
+  done < /cluster/hostfile
+}
+
 # The multi-node profile over the nodes that are up (the head first), as root, since MPI's
 # launcher logs into every node as root; what it writes is then given to the owner of /out.
 cluster_run() {
@@ -71,6 +84,7 @@ cluster_run() {
       [ "$node" = "$head" ] || cat "/cluster/nodes/$node"
     done
   } > /cluster/hostfile
+  remember_node_names
   out_owner=$(stat -c %u:%g /out)
   trap 'chown -R "$out_owner" /out/results /out/paper /out/.snakemake 2>/dev/null || true' EXIT
   run_workflow --configfile config/profiles/multi-node.yaml "$@"

@@ -2,11 +2,14 @@
 # A throw-away single-node Ceph cluster for tests and the workflow: one monitor and one
 # in-memory OSD on 127.0.0.1 (messenger v2), no systemd, no authentication, everything
 # (config, data, logs, PIDs) in one directory. Ready in a few seconds.
-#   scripts/ceph-cluster.sh start DIR [--port N] [--pool NAME]... [--memory-mb N] [--cephfs]
+#   scripts/ceph-cluster.sh start DIR [--port N] [--pool NAME]... [--memory-mb N] [--cephfs] [--cephx]
 #   scripts/ceph-cluster.sh stop DIR
 # --cephfs adds a CephFS: one MDS (ceph-mds in the foreground) and the file system
 # "deltameta" on the pools deltameta-fs-metadata and deltameta-fs-data; `stop` stops the
 # MDS first and removes its folder DIR/mds.
+# --cephx turns authentication on (cephx, as a site's cluster has it): every key (mon.,
+# client.admin with every capability, osd.0, mds.a) in DIR/keyring, which ceph.conf's
+# [global] names; clients reach it only with that keyring.
 #   scripts/ceph-cluster.sh osd-stop DIR [--kill]   the OSD only: SIGTERM (or SIGKILL)
 #   scripts/ceph-cluster.sh osd-start DIR           the OSD again, once it is active
 # `start` prints the lines to reach it (CEPH_CONF=..., the first pool) and writes them to
@@ -19,7 +22,7 @@ set -euo pipefail
 die() { echo "ceph-cluster: $*" >&2; exit 1; }
 
 usage() {
-  die "usage: $0 start DIR [--port N] [--pool NAME]... [--memory-mb N] [--cephfs] | stop DIR | osd-stop DIR [--kill] | osd-start DIR"
+  die "usage: $0 start DIR [--port N] [--pool NAME]... [--memory-mb N] [--cephfs] [--cephx] | stop DIR | osd-stop DIR [--kill] | osd-start DIR"
 }
 
 free_port() {
@@ -85,7 +88,7 @@ start_cephfs() {
   mkdir -p "$dir/mds"
   ceph-mds -c "$dir/ceph.conf" -i a -f >>"$dir/log/mds.a.stdout" 2>&1 &
   echo $! > "$dir/mds.pid"
-  wait_for 60 "the MDS becoming active" mds_active
+  wait_for 150 "the MDS becoming active" mds_active
   echo "CEPHFS=deltameta" >> "$dir/env"
 }
 
@@ -94,13 +97,14 @@ osd_active() {
 }
 
 start() {
-  local port="" pools=() memory_mb=1024 cephfs=0
+  local port="" pools=() memory_mb=1024 cephfs=0 cephx=0
   while [ $# -gt 0 ]; do
     case "$1" in
       --port) port=$2; shift 2 ;;
       --pool) pools+=("$2"); shift 2 ;;
       --memory-mb) memory_mb=$2; shift 2 ;;
       --cephfs) cephfs=1; shift ;;
+      --cephx) cephx=1; shift ;;
       *) usage ;;
     esac
   done
@@ -125,7 +129,8 @@ ms bind ipv4 = true
 ms bind ipv6 = false
 public addr = 127.0.0.1
 cluster addr = 127.0.0.1
-$(grep -v '^#' "$(dirname "$0")/ceph-common.conf")
+$(grep -v '^#' "$(dirname "$0")/ceph-common.conf" | if [ $cephx = 1 ]; then sed 's/^\(auth .* required\) = none$/\1 = cephx/'; else cat; fi)
+$([ $cephx = 0 ] || echo "keyring = $dir/keyring")
 memstore device bytes = $((memory_mb * 1024 * 1024))
 run dir = $dir/run
 admin socket = $dir/run/\$name.asok
@@ -138,11 +143,21 @@ osd data = $dir/osd
 mds data = $dir/mds
 CONF
   monmaptool --create --clobber --fsid "$fsid" --addv a "[v2:127.0.0.1:$port]" "$dir/monmap" >/dev/null
-  ceph-mon -c "$dir/ceph.conf" -i a --mkfs --monmap "$dir/monmap" >/dev/null 2>&1 ||
+  local keyring=()
+  if [ $cephx = 1 ]; then
+    ceph-authtool --create-keyring "$dir/keyring" --gen-key -n mon. --cap mon 'allow *' >/dev/null
+    ceph-authtool "$dir/keyring" --gen-key -n client.admin --cap mon 'allow *' --cap osd 'allow *' \
+      --cap mds 'allow *' --cap mgr 'allow *' >/dev/null
+    ceph-authtool "$dir/keyring" --gen-key -n osd.0 --cap mon 'allow profile osd' --cap osd 'allow *' >/dev/null
+    ceph-authtool "$dir/keyring" --gen-key -n mds.a --cap mon 'allow profile mds' --cap osd 'allow *' \
+      --cap mds 'allow' >/dev/null
+    keyring=(--keyring "$dir/keyring")
+  fi
+  ceph-mon -c "$dir/ceph.conf" -i a --mkfs --monmap "$dir/monmap" "${keyring[@]}" >/dev/null 2>&1 ||
     die "ceph-mon --mkfs failed (see $dir/log/mon.a.log)"
   ceph-mon -c "$dir/ceph.conf" -i a -f >>"$dir/log/mon.a.stdout" 2>&1 9>&- &  # not holding the lock
   echo $! > "$dir/mon.pid"
-  wait_for 30 "the monitor answering" cli mon stat
+  wait_for 90 "the monitor answering" cli mon stat
   exec 9>&-
   local uuid id
   uuid=$(python3 -c 'import uuid; print(uuid.uuid4())')
@@ -151,12 +166,12 @@ CONF
   ceph-osd -c "$dir/ceph.conf" -i 0 --mkfs --osd-uuid "$uuid" >/dev/null 2>&1 ||
     die "ceph-osd --mkfs failed (see $dir/log/osd.0.log)"
   run_osd
-  wait_for 60 "the OSD coming up" bash -c "timeout 25 ceph -c '$dir/ceph.conf' --connect-timeout 20 osd stat | grep -q '1 up'"
+  wait_for 150 "the OSD coming up" bash -c "timeout 25 ceph -c '$dir/ceph.conf' --connect-timeout 20 osd stat | grep -q '1 up'"
   [ ${#pools[@]} -gt 0 ] || pools=(deltameta)
   local pool
   for pool in "${pools[@]}"; do
     cli osd pool create "$pool" 8 >/dev/null 2>&1
-    wait_for 60 "pool $pool accepting writes" bash -c \
+    wait_for 150 "pool $pool accepting writes" bash -c \
       "echo ok | timeout 25 rados -c '$dir/ceph.conf' -p '$pool' put ceph-cluster-ready -"
   done
   printf 'CEPH_CONF=%s\nCEPH_POOL=%s\nCEPH_MON=127.0.0.1:%s\n' "$dir/ceph.conf" "${pools[0]}" "$port" > "$dir/env"
@@ -192,6 +207,6 @@ case "$cmd" in
     [ -f "$dir/mon.pid" ] || die "no cluster in $dir: start one first ($0 start $dir)"
     [ ! -f "$dir/osd.pid" ] || die "the OSD of $dir is running: stop it first ($0 osd-stop $dir)"
     run_osd
-    if ! (wait_for 60 "the OSD becoming active" osd_active); then stop_pid osd; exit 1; fi ;;
+    if ! (wait_for 150 "the OSD becoming active" osd_active); then stop_pid osd; exit 1; fi ;;
   *) usage ;;
 esac

@@ -84,7 +84,19 @@ class Cluster:
         self.env = dict(os.environ, DELTAMETA_IMAGE=image, DELTAMETA_CLUSTER=project)
 
     def __call__(self, *args, check=True, timeout=900):
-        return run("bash", CLUSTER, *args, check=check, timeout=timeout, env=self.env)
+        res = run("bash", CLUSTER, *args, check=False, timeout=timeout, env=self.env)
+        if check:
+            assert res.returncode == 0, (f"cluster.sh {' '.join(args)} exited {res.returncode}:\n"
+                                         f"{res.stdout[-3000:]}\n{res.stderr[-3000:]}\n{self.state()}")
+        return res
+
+    def state(self):
+        """What a failed command leaves to read: the head's view of Ceph's monitors and OSDs,
+        and the space left where the cluster keeps its state."""
+        probe = ("for c in 'mon stat' 'osd stat' 'osd tree'; do echo \"ceph $c:\"; "
+                 "timeout 20 ceph -c /cluster/ceph/ceph.conf --connect-timeout 15 $c 2>&1; done; df -h /cluster /out")
+        res = self("exec", "sh", "-c", probe, check=False, timeout=120)
+        return "the cluster's state:\n" + res.stdout[-2000:] + res.stderr[-500:]
 
     def start(self, *args):
         """cluster.sh ARGS in the background, its output collected."""

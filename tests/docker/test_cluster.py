@@ -48,21 +48,28 @@ def test_losing_a_node_fails_the_run_and_a_rerun_redoes_only_that(cluster):
     proc = cluster.start("run", *bigger)
     victim = cluster.other_nodes()[0]
     try:
-        # Once the first run has finished, lose a node during the next.
+        # Once a second run has written its results (the runs take every core, one at a
+        # time: the first has finished), lose a node.
         deadline = time.monotonic() + 600
-        while not cluster.run_docs():
-            assert proc.poll() is None and time.monotonic() < deadline, "no run finished"
+        while len(cluster.run_docs()) < 2:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                output = proc.communicate(timeout=60)[0] if proc.poll() is not None else "(still running)"
+                pytest.fail(f"no two runs wrote their results:\n{output[-3000:]}\n{cluster.state()}")
             time.sleep(0.5)
-        finished_before = {p: os.path.getmtime(p) for p in cluster.run_docs()}
         started = time.monotonic()
         run("docker", "stop", victim, timeout=120)
         output, _ = proc.communicate(timeout=600)
     finally:
         if proc.poll() is None:
             proc.kill()
+    # What is left has finished: Snakemake removes the results of the jobs that failed (the
+    # node may have gone as a job was writing them, or between two jobs).
+    finished_before = {p: os.path.getmtime(p) for p in cluster.run_docs()}
+    assert finished_before, output[-4000:]
     assert proc.returncode != 0, output[-4000:]
     assert time.monotonic() - started < 90 + 120, "the run did not fail within its job timeout"
     assert "after losing host" in output, output[-4000:]
+    assert f"({victim}" in output, output[-4000:]  # the address, then the container's name
 
     run("docker", "start", victim)
     deadline = time.monotonic() + 180

@@ -13,7 +13,6 @@ import hashlib
 import json
 import os
 import re
-import subprocess
 import tarfile
 
 import pytest
@@ -139,6 +138,8 @@ def test_the_loaded_image_reproduces_the_smoke_figures_with_no_network(release, 
     assert prov["image"]["core_source"] == "working-tree" == labels["io.deltameta.core"]
     assert labels["org.opencontainers.image.revision"] == prov["git_revision"] == prov["image"]["core_commit"]
     assert {r["git_revision"] for r in rows} == {prov["image"]["core_revision"]}
+    # git_dirty means on the image what it means on the host: the clone's state (git status)
+    assert prov["git_dirty"] is prov["image"]["tree_dirty"] is (labels["io.deltameta.tree-dirty"] == "true")
     assert all(p["rank_hosts"] for phases in prov["placement"].values() for p in phases.values())
 
 
@@ -163,13 +164,13 @@ def host_config():
     return files, bodies
 
 
-def saved_files(image):
-    """Every file under HOST_CONFIG in every layer of `docker save IMAGE` (what a release
-    holds; a file a later layer deletes is still there) as (path, data, symlink target), and
-    the paths the image's Debian packages own."""
+def saved_files(saved):
+    """Every file under HOST_CONFIG in every layer of the saved image `saved` (the release's
+    `docker save` output, gzipped: what a release publishes; a file a later layer deletes is
+    still there) as (path, data, symlink target), and the paths the image's Debian packages
+    own."""
     found, owned, layers = [], set(), 0
-    save = subprocess.Popen(["docker", "save", image], stdout=subprocess.PIPE)
-    with tarfile.open(fileobj=save.stdout, mode="r|") as outer:
+    with tarfile.open(saved, mode="r|gz") as outer:
         for member in outer:
             if not member.name.endswith("layer.tar"):
                 continue
@@ -181,13 +182,13 @@ def saved_files(image):
                         owned.update(layer.extractfile(m).read().decode().split("\n"))
                     elif any(path.startswith(r) or path == r for r in HOST_CONFIG) and (m.isfile() or m.issym()):
                         found.append((path, layer.extractfile(m).read() if m.isfile() else b"", m.linkname))
-    assert save.wait() == 0 and layers > 0
+    assert layers > 0
     return found, owned
 
 
-def test_the_saved_image_holds_none_of_the_build_hosts_configuration(image):
+def test_the_saved_image_holds_none_of_the_build_hosts_configuration(release):
     host_files, local_cas = host_config()
-    found, owned = saved_files(image)
+    found, owned = saved_files(release[1] / f"deltameta-{VERSION}-image.tar.gz")
     assert any(p.startswith("/etc/apt/") for p, _, _ in found), "no /etc/apt in the saved layers: nothing was read"
     from_host = [f"{p} (the host's {host_files[h]})" for p, data, _ in found
                  if (h := hashlib.sha256(data).hexdigest()) in host_files and p not in owned and data]

@@ -41,6 +41,7 @@ def completed_jobs(cluster):
 def test_smoke_profile_one_job_per_run_across_nodes(cluster):
     res = cluster("slurm-run", *SMOKE, timeout=1200)
     assert "results in /out/results" in res.stdout, res.stdout[-3000:] + res.stderr[-3000:]
+    assert "was never awaited" not in res.stdout + res.stderr  # Snakemake's noise, silenced by the Snakefile
     with open(os.path.join(cluster.out, "results", "multi-node-smoke", "validation.json")) as f:
         assert json.load(f)["ok"] is True
     docs, completed = cluster.run_docs(), completed_jobs(cluster)
