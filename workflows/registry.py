@@ -13,8 +13,10 @@ Each design runs on each configured implementation (config key `implementations`
 the core's tools, and the original, the authors' DeltaFS prototype (deltafs-proto v2021.5,
 built by rule build_original, run with the seed guide's command lines by
 core/bench/original_runs.py). The original's run rules are ours prefixed `original_`, and
-its results, logs and wall times sit in an `original/` folder of the same places."""
-from typing import NamedTuple
+its results, logs and wall times sit in an `original/` folder of the same places. The
+original has the paper's three designs only (DESIGNS): CephFS, the production
+baseline, has no original rules or results."""
+from typing import NamedTuple, Optional
 
 PHASES = ("insert", "compaction", "lstat")  # every phase a run reports
 
@@ -33,7 +35,7 @@ class Result(NamedTuple):
 
 class System(NamedTuple):
     name: str
-    run: int  # the paper's run number
+    run: Optional[int]  # the paper's run number; None: not one of the paper's runs
     label: str  # legends, tables and the run rules' messages
     short: str  # axis ticks
     color: str
@@ -68,6 +70,13 @@ SYSTEMS = {s.name: s for s in [
                                 "results/benchmarks/deltafs/{backend}/c{ranks}-n{n}/rep{rep}/write.tsv",
                                 "deltafs-write")},
            ("deltameta_client", "deltameta_client_store", "deltameta_compactor", "deltameta_server")),
+    # CephFS's MDS, a production baseline beside the research designs (storage: rados only:
+    # its MDS runs in that cluster). Not one of the paper's runs, no claim names it, and it has
+    # no original implementation (DESIGNS).
+    System("cephfs", None, "CephFS MDS (production)", "CephFS", "#8e44ad", "D", {
+        "cephfs": Result("results/runs/cephfs/{backend}/c{ranks}-n{n}/rep{rep}/phases.jsonl", ("insert", "lstat"),
+                         "results/benchmarks/cephfs/{backend}/c{ranks}-n{n}/rep{rep}.tsv", "cephfs")},
+           ("deltameta_client",)),
 ]}
 
 
@@ -79,6 +88,9 @@ class Implementation(NamedTuple):
     filled: bool  # its markers in the figures: filled (ours) or hollow (the original's)
 
 
+# The paper's research designs: the original prototype has them, the storage floor and the
+# projection model describe them. CephFS, the production baseline, is measured beside them only.
+DESIGNS = ("indexfs", "indexfs-bulk", "deltafs")
 IMPLEMENTATIONS = {i.name: i for i in [
     Implementation("deltameta", "ours (deltameta)", "", "", True),
     Implementation("original", "the authors' (deltafs-proto 2021.5)", "original_", "original/", False),
@@ -87,10 +99,12 @@ IMPLEMENTATIONS = {i.name: i for i in [
 
 def results_of(system, implementation):
     """{run rule: Result} of `system` on `implementation`: the original's at the same
-    coordinates in its own folder."""
+    coordinates in its own folder; none for a system the original does not have (CephFS)."""
     impl = IMPLEMENTATIONS[implementation]
     if not impl.rule_prefix:
         return dict(system.results)
+    if system.name not in DESIGNS:
+        return {}
 
     def moved(path, top):
         return path.replace(top, top + impl.folder, 1)
@@ -108,8 +122,12 @@ RESULTS = {rule: result for system in SYSTEMS.values() for impl in IMPLEMENTATIO
 # per set, -S object size, -R iterations, -O rank offset, -w stonewall seconds (0: none) and
 # -W wear-out, 0 or 1). DeltaFS serves no create or delete
 # after compaction: its run has no cleanup, and a compaction instead.
-MDWB_INTERFACES = {"posix": "POSIX directory", "indexfs": "IndexFS service", "deltafs": "DeltaFS (read-only)"}
-MDWB_COLORS = {"posix": "#6c757d", "indexfs": SYSTEMS["indexfs"].color, "deltafs": SYSTEMS["deltafs"].color}
+# CephFS, the production baseline, runs MD-Workbench through its MDS (storage: rados only: its
+# MDS runs in that cluster).
+MDWB_INTERFACES = {"posix": "POSIX directory", "indexfs": "IndexFS service", "deltafs": "DeltaFS (read-only)",
+                   "cephfs": "CephFS MDS (production)"}
+MDWB_COLORS = {"posix": "#6c757d", "indexfs": SYSTEMS["indexfs"].color, "deltafs": SYSTEMS["deltafs"].color,
+               "cephfs": SYSTEMS["cephfs"].color}
 MDWB_OPS = ("create", "stat", "read", "delete")
 MDWORKBENCH = Result(
     "results/runs/mdworkbench/{backend}/{interface}/c{ranks}-s{servers}-D{dsets}-P{precreate}-I{objects}-S{size}"

@@ -57,12 +57,14 @@ def has_rados(bin_dir):
     return "needs RADOS support" not in r.stderr
 
 
-def snakemake(work, profile, bin_dir):
-    """The workflow in `work` on `profile`, with the tools of `bin_dir` (core.build: installed)."""
+def snakemake(work, profile, bin_dir, config=None):
+    """The workflow in `work` on `profile`, with the tools of `bin_dir` (core.build: installed)
+    and the configuration `config` on top."""
     pytest.importorskip("snakemake")
     overrides = os.path.join(str(work), "spack-view.json")
     with open(overrides, "w") as f:
-        json.dump({"client_ranks": [2], "repetitions": 1, "core": {"build": "installed", "bin_dir": bin_dir}}, f)
+        json.dump({"client_ranks": [2], "repetitions": 1, "core": {"build": "installed", "bin_dir": bin_dir},
+                   **(config or {})}, f)
     run([sys.executable, "-m", "snakemake", "-s", os.path.join(REPO, "Snakefile"), "--directory", str(work),
          "--cores", "2", "--configfile", os.path.join(REPO, "config", "profiles", profile), overrides], timeout=900)
     with open(os.path.join(str(work), "results", "core", "tools.json")) as f:

@@ -6,10 +6,12 @@ import csv
 import json
 import os
 import stat
+from types import SimpleNamespace
 
 import pytest
 
 
+from workflows.floor import report
 from workflows.floor.jobs import job_file, object_names, plan
 from workflows.floor.measure import find_fio
 
@@ -47,6 +49,35 @@ def test_smoke_run_draws_the_posix_floor_and_removes_its_files(smoke):
     measured = {(r["system"], r["phase"]) for r in rows if r["bytes_from"].startswith("measured")}
     assert measured == {("deltafs", "insert"), ("deltafs", "compaction")}
     assert all(float(r["bytes_per_s"]) > 0 for r in rows)  # posix: every phase's bytes known or estimated
+
+
+def test_a_configuration_of_the_original_alone_sets_the_floor_against_its_phases(smoke, tmp_path):
+    """implementations: [original]: rule floor's script on the smoke run's fio and summary,
+    every row the original's (no DeltaFS origin stores of ours): its phases against their
+    floors, the table saying whose, the figure drawn (it once failed on an empty max())."""
+    with open(smoke.out("summary.csv"), newline="") as f:
+        summary = list(csv.DictReader(f))
+    for r in summary:
+        r["implementation"] = "original"
+    with open(tmp_path / "summary.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(summary[0]))
+        w.writeheader()
+        w.writerows(summary)
+    floor_dir = smoke.path("results", "floor", "posix", "smoke")
+    out = {"csv": tmp_path / "floor.csv", "table": tmp_path / "floor.md", "pdf": tmp_path / "floor.pdf",
+           "png": tmp_path / "floor.png"}
+    sm = SimpleNamespace(input=SimpleNamespace(summary=str(tmp_path / "summary.csv"), origins=[],
+                                               fio=os.path.join(floor_dir, "fio.json"),
+                                               floor=os.path.join(floor_dir, "floor.json")),
+                         output=SimpleNamespace(**{k: str(v) for k, v in out.items()}), log=[str(tmp_path / "log")])
+    report.main(sm)
+    with open(out["csv"], newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert {(r["system"], r["phase"]) for r in rows} >= {("indexfs", "insert"), ("deltafs", "lstat")}
+    assert all(float(r["floor_bytes_per_s"]) > 0 and (r["bytes_per_s"] == "") == (r["fraction_of_floor"] == "")
+               for r in rows)
+    assert "the original prototype's (our core did not run)" in out["table"].read_text()
+    assert out["png"].stat().st_size > 1000
 
 
 def test_every_read_job_reads_data_staged_before_it(smoke):

@@ -189,5 +189,12 @@ def test_smoke_run_validates_tabulates_and_draws_every_interface(smoke):
     for ext in ("pdf", "png"):
         assert os.path.getsize(smoke.out("figures", f"mdworkbench_latency.{ext}")) > 1000
     runs = glob.glob(smoke.path("results", "runs", "mdworkbench", "posix", "*", "*", "rep1", "phases.jsonl"))
-    assert sorted(coordinates(read(p))["interface"] for p in runs) == sorted(SERVED)
+    assert sorted(coordinates(read(p))["interface"] for p in runs) == ["deltafs", "indexfs", "posix"]
     assert all(problems(read(p)) == [] for p in runs)
+
+
+def test_cephfs_interface_needs_storage_rados(workflow_in):
+    res = workflow_in.run("--dry-run", overrides={"mdworkbench": {"interfaces": ["posix", "cephfs"]}})
+    assert res.returncode != 0
+    assert ("mdworkbench.interfaces: cephfs needs storage: rados (its MDS runs in that Ceph cluster): use "
+            "config/profiles/rados.yaml, or leave cephfs out") in res.stdout + res.stderr

@@ -43,6 +43,22 @@ def test_recorded_readings_give_the_phases_environment(tmp_path):
     assert set(ENVIRONMENT_COLUMNS) <= set(COLUMNS)
 
 
+def test_the_other_processes_share_allows_for_the_readings_resolution():
+    """A 0.1 s phase on an idle machine, as recorded: 20 ticks, 14 busy, the run's own CPU
+    read as 0.11 s with 3 processes read at the end (each may have lost up to a tick) and the
+    first reading taking 5 ms (up to 1 tick more of the run's CPU read late): none of it is
+    surely the other processes', where busy less own alone would say 15%."""
+    idle = [[100.0, "cpu  1000 0 500 8000 100 0 0 0 0 0", 0.1, 10.0, 4, 0.005],
+            [100.1, "cpu  1010 0 504 8006 100 0 0 0 0 0", 0.1, 10.11, 3, 0.004]]
+    assert environment_columns(doc(environment={"readings": idle}), 1)["cpu_other_share"] == 0.0
+    # with two CPU hogs beside it the same phase shows them, less the resolution's 4 ticks
+    busy = [idle[0], [100.1, "cpu  1016 0 504 8000 100 0 0 0 0 0", 2.1, 10.11, 3, 0.004]]
+    assert environment_columns(doc(environment={"readings": busy}), 1)["cpu_other_share"] == pytest.approx(5 / 20)
+    # readings made before they carried their bounds are taken as they are
+    old = [r[:4] for r in busy]
+    assert environment_columns(doc(environment={"readings": old}), 1)["cpu_other_share"] == pytest.approx(9 / 20)
+
+
 def test_results_without_readings_leave_the_columns_empty():
     cols = environment_columns(doc(environment=None, storage={"backend": "rados", "stores": {}}), 2)
     assert cols["cpu_other_share"] == "" and cols["shm_free_mib"] == "" and cols["store_kind"] == "rados"
@@ -67,6 +83,7 @@ def test_runs_py_by_path_records_the_readings_around_every_phase(tmp_path):
         assert len(readings) >= 2 and readings[0][0] < readings[-1][0]
         assert readings[-1][0] - readings[0][0] >= d["elapsed_s"]  # the readings cover the phase
         assert readings[0][1].startswith("cpu ") and readings[-1][3] > readings[0][3]  # the run's CPU grew
+        assert all(r[4] >= 1 and 0 <= r[5] < 1 for r in readings)  # processes read, the reading's seconds
         cols = environment_columns(d, 1)
         assert 0 <= cols["cpu_other_share"] <= 1 and 0 < cols["cpu_own_share"] <= 1
         assert cols["store_kind"] == mounts.file_system(str(tmp_path))["kind"]
@@ -121,11 +138,15 @@ def running(pid):
 
 
 SAMPLE_ENDING = """
-import json, sys, time
+import json, os, sys, time
 from mpijobs import Sampler
 pid = int(sys.argv[1])
 with Sampler(period=0.1, serving=lambda: [pid]) as sampler:
-    time.sleep(1.5)
+    print("watching", flush=True)  # its first reading is taken
+    deadline = time.monotonic() + 60
+    while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)  # readings after it ended
 print(json.dumps([r[3] for r in sampler.readings]))
 """
 
@@ -134,19 +155,26 @@ def test_a_serving_process_that_ends_takes_back_none_of_its_cpu():
     """A Ceph daemon of another cluster (a busy machine's other tests) may end during a
     phase: the run's own CPU keeps what it counted of it and never falls (it once fell by
     the daemon's whole CPU time, which made other processes' share more than every CPU).
-    Here a `yes` of this test's, ended and reaped while the sampler watches it."""
+    Here a `yes` of this test's, ended and reaped while the sampler watches it, once it has
+    used some CPU under watch (waited for, not slept for: on a busy machine it may get
+    little)."""
     hog = subprocess.Popen(["yes"], stdout=subprocess.DEVNULL)
     try:
         time.sleep(0.3)  # CPU used before the sampler starts is not the run's
         sampler = subprocess.Popen([sys.executable, "-c", SAMPLE_ENDING, str(hog.pid)], stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True,
                                    env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "core", "bench")))
-        time.sleep(0.8)
+        assert sampler.stdout.readline() == "watching\n", sampler.stderr.read()
+        watched_from = procs.cpu_seconds(hog.pid)
+        deadline = time.monotonic() + 60
+        while procs.cpu_seconds(hog.pid) - watched_from < 0.3:
+            assert time.monotonic() < deadline, "the yes got no 0.3 s of CPU within 60 s"
+            time.sleep(0.05)
         used = procs.cpu_seconds(hog.pid)
     finally:
         hog.kill()
         hog.wait()
-    out, err = sampler.communicate(timeout=60)
+    out, err = sampler.communicate(timeout=120)
     assert sampler.returncode == 0, err
     own = json.loads(out)
     assert all(b >= a for a, b in zip(own, own[1:], strict=False)), own

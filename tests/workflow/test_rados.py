@@ -3,6 +3,7 @@ Ceph cluster passes the smoke run's checks; the cluster is stopped after success
 and Ctrl-C, and by its watchdog when snakemake dies; the markers of its stores go with it,
 so that they are written again, and a dry run removes none; an unreachable cluster fails
 with the core's message. No daemon or job may outlive a run."""
+import csv
 import glob
 import json
 import os
@@ -17,10 +18,11 @@ import yaml
 
 from conftest import BUILT, NO_MDWB, RADOS, SMOKE, Workflow, ceph_daemons, deltameta_processes, interrupt_during_client
 from test_reruns import planned_jobs
-from test_smoke_run import (check_figures, check_results_table_and_report, check_second_run_is_a_no_op,
+from test_smoke_run import (PHASES, check_figures, check_results_table_and_report, check_second_run_is_a_no_op,
                             check_summary, check_validation_and_provenance)
 
 from workflows.launch.rados_stores import remove_markers
+from workflows.registry import MDWB_OPS
 
 ROOT = "rados://deltameta/deltameta-results/"
 # The failure cases use the tools as built (no build step): they are about the cluster.
@@ -34,18 +36,53 @@ def rados_workflow_in(tmp_path):
 def test_rados_profile_is_the_smoke_scale_on_rados():
     with open(SMOKE) as f:
         smoke = yaml.safe_load(f)
+    # ... with CephFS's MDS too: a system beside the designs, and an MD-Workbench interface.
+    mdworkbench = dict(smoke["mdworkbench"], interfaces=["posix", "indexfs", "deltafs", "cephfs"])
     with open(RADOS) as f:
-        assert yaml.safe_load(f) == dict(smoke, storage="rados", name="rados")
+        assert yaml.safe_load(f) == dict(smoke, storage="rados", name="rados", mdworkbench=mdworkbench,
+                                         systems=["indexfs", "indexfs-bulk", "deltafs", "cephfs"])
 
 
 def test_rados_smoke_run_passes_the_smoke_checks(rados_smoke):
-    check_summary(rados_smoke, "rados")
-    p = check_validation_and_provenance(rados_smoke, "rados")
+    check_summary(rados_smoke, "rados", dict(PHASES, cephfs={"insert", "lstat"}))
+    p = check_validation_and_provenance(rados_smoke, "rados", 28 + 8)  # CephFS: 2 phases x 2 client counts x 2 reps
     assert p["storage"]["root"] == ROOT.rstrip("/") and p["storage"]["cluster"].startswith("throw-away")
     assert p["storage"]["ceph_version"].startswith("ceph version")
     check_figures(rados_smoke)
     check_results_table_and_report(rados_smoke)
     check_second_run_is_a_no_op(rados_smoke)
+
+
+def test_mdworkbench_runs_on_cephfs_beside_the_other_interfaces(rados_smoke):
+    with open(rados_smoke.out("mdworkbench", "validation.json")) as f:
+        report = json.load(f)
+    assert report["ok"] and report["runs_checked"] == 4
+    with open(rados_smoke.out("mdworkbench", "summary.csv"), newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["interface"] == "cephfs"]
+    assert {(r["phase"], r["op"]) for r in rows} == {("precreate", "create"), ("cleanup", "delete")} | {
+        ("benchmark", op) for op in MDWB_OPS}
+    assert all(int(r["errors"]) == 0 and float(r["lat_median_us"]) > 0 for r in rows)
+    with open(rados_smoke.out("mdworkbench", "table.md")) as f:
+        assert "| CephFS MDS (production) | benchmark | create |" in f.read()
+    [run] = glob.glob(rados_smoke.path("results", "runs", "mdworkbench", "rados", "cephfs", "*", "rep1",
+                                       "phases.jsonl"))
+    with open(run) as f:
+        docs = [json.loads(line) for line in f]
+    assert [d["phase"] for d in docs] == ["precreate", "benchmark", "cleanup"]
+    assert {d["cephfs_root"] for d in docs} == {"/deltameta-mdworkbench" + os.path.dirname(run)}
+    with open(rados_smoke.out("provenance.json")) as f:
+        assert "one MDS and the CephFS deltameta" in json.load(f)["storage"]["cluster"]
+
+
+def test_production_table_holds_cephfs_against_indexfs_and_deltafs(rados_smoke):
+    with open(rados_smoke.out("production.md")) as f:
+        rows = [line.split(" | ") for line in f if line.startswith(("| insert", "| lstat"))]
+    # each phase at 1 and 2 client ranks, against IndexFS (2 servers) and DeltaFS (insert:
+    # no servers; lstat: 2 readers)
+    assert sorted((r[0].lstrip("| "), r[1], r[4], r[5]) for r in rows) == sorted(
+        (phase, x, design, servers) for phase in ("insert", "lstat") for x in ("1", "2")
+        for design, servers in (("IndexFS", "2"), ("DeltaFS", "0" if phase == "insert" else "2")))
+    assert all(r[7].rstrip(" |\n").endswith("x") and float(r[7].rstrip(" |\nx")) > 0 for r in rows)
 
 
 def test_every_store_was_in_rados_and_the_cluster_is_gone(rados_smoke):
@@ -183,8 +220,8 @@ def test_failing_run_stops_the_cluster(rados_workflow_in):
 def test_ctrl_c_stops_jobs_and_the_cluster(rados_workflow_in):
     wf = rados_workflow_in
 
-    def cluster_is_up():
-        assert len(ceph_daemons(wf.workdir)) == 2
+    def cluster_is_up():  # the monitor, the OSD and the MDS of MD-Workbench's cephfs interface
+        assert len(ceph_daemons(wf.workdir)) == 3
 
     # Ctrl-C in a terminal: SIGINT to snakemake's whole process group (its jobs too); the
     # cluster's daemons are processes of the run, so none may be left either.

@@ -2,7 +2,8 @@
 workflow: its run rules (RUN_RULES: the systems' and MD-Workbench's) are the workflow's
 rules other than the local ones, the Slurm profile gives each of them its resources, the
 configuration accepts only its systems,
-and every result file at a path it names reads back as the coordinates its run recorded."""
+every result file at a path it names reads back as the coordinates its run recorded, and
+CephFS, the production baseline, has no original rules and no paper run number."""
 import argparse
 import json
 import os
@@ -15,7 +16,7 @@ import yaml
 
 from conftest import REPO, SMOKE
 
-from workflows.registry import IMPLEMENTATIONS, PHASES, RUN_RULES, SYSTEMS, results_of
+from workflows.registry import DESIGNS, IMPLEMENTATIONS, MDWB_COLORS, PHASES, RUN_RULES, SYSTEMS, results_of
 from workflows.results.runs import result_file
 
 
@@ -46,7 +47,7 @@ def test_slurm_profile_gives_every_run_rule_its_resources():
 def test_configuration_accepts_only_the_registrys_systems(workflow_in):
     res = workflow_in.run("--dry-run", overrides={"systems": ["indexfs", "lustre"]})
     assert res.returncode != 0, res.stdout[-2000:] + res.stderr[-2000:]
-    assert "systems: unknown lustre; the systems are indexfs, indexfs-bulk, deltafs" in res.stdout + res.stderr
+    assert "systems: unknown lustre; the systems are indexfs, indexfs-bulk, deltafs, cephfs" in res.stdout + res.stderr
 
 
 def test_every_run_rule_starts_a_run_of_core_bench():
@@ -70,3 +71,12 @@ def test_every_result_file_reads_back_as_its_runs_coordinates(tmp_path):
             assert where == dict(implementation=impl, system=system.name, storage="rados", client_ranks=3,
                                  servers=servers, files_per_rank=500, repetition=2), rule
             assert phases == result.phases
+
+
+def test_cephfs_is_a_baseline_beside_the_designs():
+    cephfs = SYSTEMS["cephfs"]
+    assert cephfs.run is None and cephfs.label == "CephFS MDS (production)"
+    assert cephfs.color == MDWB_COLORS["cephfs"]
+    assert set(DESIGNS) == set(SYSTEMS) - {"cephfs"}
+    assert results_of(cephfs, "original") == {} and not [r for r in RUN_RULES if "cephfs" in r and r != "cephfs"]
+    assert all(results_of(SYSTEMS[d], "original") for d in DESIGNS)

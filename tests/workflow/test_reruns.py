@@ -27,3 +27,10 @@ def test_another_rank_count_runs_only_the_new_runs(smoke):
 def test_new_store_setting_reruns_every_run(smoke):
     jobs = planned_jobs(smoke, {"store_settings": {"DELTAFS_Db_bloom_bits": 12}})
     assert jobs["indexfs"] == jobs["indexfs_bulk"] == jobs["deltafs_write"] == 4
+
+
+def test_turning_environment_reruns_on_reruns_every_run(smoke):
+    """config/README.md says so: the run rules' command lines change (rerun_when_busy.py)."""
+    jobs = planned_jobs(smoke, {"environment_reruns": 1})
+    assert jobs["indexfs"] == jobs["indexfs_bulk"] == jobs["deltafs_write"] == 4
+    assert jobs["deltafs_compact"] == jobs["deltafs_read"] == 4 and "build_core" not in jobs

@@ -17,12 +17,12 @@ PHASES = {"indexfs": {"insert", "lstat"}, "indexfs-bulk": {"insert", "lstat"},
           "deltafs": {"insert", "compaction", "lstat"}}
 
 
-def check_summary(wf, storage):
-    """Every run of the smoke scale in summary.csv, with exact op counts and no errors."""
+def check_summary(wf, storage, phases=PHASES):
+    """Every run of the smoke scale in summary.csv ({system: its phases}), with exact op counts and no errors."""
     with open(wf.out("summary.csv")) as f:
         rows = list(csv.DictReader(f))
     # smoke: client ranks 1 and 2, 2 repetitions, 500 files per rank
-    expected = {(s, p, c, r) for s, ps in PHASES.items() for p in ps for c in ("1", "2") for r in ("1", "2")}
+    expected = {(s, p, c, r) for s, ps in phases.items() for p in ps for c in ("1", "2") for r in ("1", "2")}
     assert {(r["system"], r["phase"], r["client_ranks"], r["repetition"]) for r in rows} == expected
     assert len(rows) == len(expected)
     for r in rows:
@@ -35,10 +35,10 @@ def check_summary(wf, storage):
         assert 0 <= float(r["cpu_other_share"]) <= 1 and float(r["cpu_own_share"]) > 0 and r["store_kind"]
 
 
-def check_validation_and_provenance(wf, storage):
+def check_validation_and_provenance(wf, storage, phases_checked=28):
     with open(wf.out("validation.json")) as f:
         v = json.load(f)
-    assert v["ok"] and v["problems"] == [] and v["phases_checked"] == 28
+    assert v["ok"] and v["problems"] == [] and v["phases_checked"] == phases_checked
     with open(wf.out("provenance.json")) as f:
         p = json.load(f)
     assert p["config"]["files_per_rank"] == 500
@@ -47,6 +47,10 @@ def check_validation_and_provenance(wf, storage):
     assert p["python_packages"]["snakemake"].startswith("9.")
     assert p["preflight"]["cores"]["given"] == 2 and "results/runs/" in p["preflight"]["stores"]
     assert {phase for phases in p["environment"].values() for phase in phases} == set.union(*PHASES.values())
+    mdworkbench = {path: phases for path, phases in p["placement"].items() if "/runs/mdworkbench/" in path}
+    interfaces = len(p["config"]["mdworkbench"]["interfaces"])  # a run each (one repetition in these profiles)
+    assert len(mdworkbench) == interfaces >= 3 and len(p["placement"]) == interfaces + len(p["environment"])
+    assert all(phase["rank_hosts"] for phases in p["placement"].values() for phase in phases.values())
     return p
 
 

@@ -28,6 +28,7 @@ import signal
 import subprocess
 import sys
 
+from workflows.launch.command_line import option
 from workflows.launch.slurm_attempt import wait_for_previous
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -37,15 +38,6 @@ SRUN_MPIEXEC = os.path.join(HERE, "srun_mpiexec.py")
 def fail(message, code=1):
     print(f"slurm_run: {message}", file=sys.stderr, flush=True)
     sys.exit(code)
-
-
-def option(args, name):
-    """The value of `--name VALUE` in an argument list (the last one), or None."""
-    value = None
-    for i, a in enumerate(args[:-1]):
-        if a == name:
-            value = args[i + 1]
-    return value
 
 
 def slurm(*args):

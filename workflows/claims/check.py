@@ -20,6 +20,7 @@ import yaml
 
 from workflows.environment.conditions import outside_rows, parse, recorded
 from workflows.registry import PHASES, SYSTEMS
+from workflows.results.numbers import fmt
 
 RELATIONS = {">=", "<=", "within"}
 # metric -> how one repetition's value is made from its rows (one per phase listed).
@@ -86,21 +87,6 @@ def accepted(claim):
     """The interval the median ratio must fall in: (low, high)."""
     b, t = float(claim["bound"]), float(claim["tolerance"])
     return {">=": (b / t, math.inf), "<=": (0.0, b * t), "within": (b / t, b * t)}[claim["relation"]]
-
-
-def fmt(x, digits=None):
-    """`x` for a reader: no decimal from 10, one below, two significant digits below 1; with
-    `digits` (digits_beside), that many significant digits, so that a value near a bound
-    shows on which side of it it falls."""
-    if x == math.inf:
-        return "inf"
-    if digits:
-        return f"{x:.{max(digits - 1 - math.floor(math.log10(abs(x))), 0) if x else digits - 1}f}"
-    if x >= 10:
-        return f"{x:.0f}"
-    if x >= 1:
-        return f"{x:.1f}"
-    return f"{x:.2g}"
 
 
 def digits_beside(values, bounds, most=6):

@@ -1,7 +1,8 @@
 """Rule front_page: the report's front page, results/<name>/front-page.rst: the workflow's
 description (workflows/report/workflow.rst, a Jinja template Snakemake fills in), then the
 verdict of every claim (held, failed, not comparable here with what was violated and the
-fix, not tested) and the environment the claims' phases were measured in, from
+fix, not tested) and the environment the claims' phases were measured in, with the runs
+rerun because other processes were busy (claims/reruns.py), from
 claims.json and summary.csv. The Snakefile gives `snakemake --report` this page once it
 exists, the bare description before."""
 import json
@@ -9,6 +10,7 @@ import math
 import statistics
 
 from workflows.claims.check import counts_text, measured_text, not_comparable_text, several_n
+from workflows.claims.reruns import reruns_line
 from workflows.results.summary import load
 
 VERDICT = {"held": "held", "failed": "**failed**", "not tested": "not tested"}
@@ -45,7 +47,8 @@ def environment_lines(rows):
              f"highest {max(other):.0%}" + (f"; steal at most {max(steal):.0%}" if steal else "") + ".",
              f"- Highest 1-minute load average during a phase: {max(load):.2f}." if load else "",
              f"- Stores on: {', '.join(stores)}." if stores else "",
-             f"- /dev/shm free: at least {min(shm):.0f} MiB." if shm else ""]
+             f"- /dev/shm free: at least {min(shm):.0f} MiB." if shm else "",
+             reruns_line(rows) or ""]
     return [line for line in lines if line]
 
 

@@ -4,11 +4,14 @@ claim, and one not comparable here (measured outside its conditions), is reporte
 and on the log, and the rule still succeeds; it fails only when the results lack what a
 tested claim needs, or the claims file is malformed. With the original prototype's runs in
 the summary, its claims are checked apart, on its rows alone, under "original" in
-claims.json and in a section of its own in claims.md; the top level is ours."""
+claims.json and in a section of its own in claims.md; the top level is ours. The runs that
+were rerun because other processes were busy are named last (claims/reruns.py)."""
 import json
 import sys
 
 from workflows.claims.check import MissingData, check, load_claims, measured_text, not_comparable_text, several_n, table
+from workflows.claims.reruns import reruns_section
+from workflows.environment.conditions import other_cpu_bound
 from workflows.results.summary import implementations_of, load
 
 
@@ -30,6 +33,9 @@ def main(sm):
         if "original" in result:
             f.write("\n" + table(result["original"], sm.input.summary + "'s rows of the authors' original prototype "
                                   "(deltafs-proto 2021.5)", "# Claims on the authors' original prototype"))
+        section = reruns_section(rows, other_cpu_bound(doc["claims"]))
+        if section:
+            f.write("\n" + section)
     with open(sm.log[0], "w") as log:
         for checked in [result] + ([result["original"]] if "original" in result else []):
             on = " (original)" if checked["implementation"] == "original" else ""

@@ -105,6 +105,12 @@ def strictest(claims):
     return [by_kind[k] for k in KINDS if k in by_kind]
 
 
+def other_cpu_bound(claims):
+    """The strictest other_cpu_at_most of every claim's conditions, or None when none has one
+    (the bound of the reruns for a busy machine, environment/reruns.py)."""
+    return next((c["other_cpu_at_most"] for c in strictest(claims) if "other_cpu_at_most" in c), None)
+
+
 def outside(findings, conditions):
     """[(problem, fix)] for each of `conditions` the pre-flight's `findings` are outside of."""
     out = []

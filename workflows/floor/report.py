@@ -17,12 +17,13 @@ def rate(v):
     return "unknown" if v == "" else f"{v / 1e6:,.1f} MB/s"
 
 
-def table(table_rows, fio_doc, floor_doc, summary_path):
+def table(table_rows, fio_doc, floor_doc, summary_path, implementation):
     sizes = store_sizes(floor_doc["store_settings"])
+    whose = "our core's" if implementation == "deltameta" else "the original prototype's (our core did not run)"
     lines = ["# The storage floor", "",
-             f"Each phase's bytes per second (median over repetitions) beside what fio does on the same storage "
-             f"({floor_doc['storage']}: {floor_doc['where']}) with the sizes the stores write: table files of "
-             f"{sizes['table_size']} B in {sizes['block_size']} B blocks, write-ahead-log appends of "
+             f"Each of {whose} phases' bytes per second (median over repetitions) beside what fio does on the "
+             f"same storage ({floor_doc['storage']}: {floor_doc['where']}) with the sizes the stores write: "
+             f"table files of {sizes['table_size']} B in {sizes['block_size']} B blocks, write-ahead-log appends of "
              f"{sizes['write_ahead_log_buffer']} B (fio {fio_doc.get('fio version', '?')}; generated from "
              f"{summary_path} by the workflow). The runs record no bytes: the last column says whether a "
              "phase's bytes were measured, estimated (and how) or cannot be known. fio drops its files' page cache "
@@ -48,7 +49,10 @@ def table(table_rows, fio_doc, floor_doc, summary_path):
 
 
 def main(sm):
-    summary = load(sm.input.summary, "deltameta")  # the floor is set against our core's phases
+    # The floor is set against our core's phases; in a configuration of the original alone, its.
+    everything = load(sm.input.summary)
+    implementation = "deltameta" if any(r["implementation"] == "deltameta" for r in everything) else "original"
+    summary = [r for r in everything if r["implementation"] == implementation]
     fio_doc, floor_doc = load_json(sm.input.fio), load_json(sm.input.floor)
     table_rows = rows(summary, fio_doc, floor_doc, list(sm.input.origins))
     with open(sm.output.csv, "w", newline="") as f:
@@ -56,7 +60,7 @@ def main(sm):
         w.writeheader()
         w.writerows(table_rows)
     with open(sm.output.table, "w") as f:
-        f.write(table(table_rows, fio_doc, floor_doc, sm.input.summary))
+        f.write(table(table_rows, fio_doc, floor_doc, sm.input.summary, implementation))
     draw(table_rows, floor_doc["storage"], sm.output.pdf, sm.output.png)
     with open(sm.log[0], "w") as log:
         log.write(f"{len(table_rows)} rows, {sum(r['bytes_per_s'] == '' for r in table_rows)} with unknown bytes\n")

@@ -1,4 +1,5 @@
-"""Each phase's bytes per second beside the storage floor of the operation it does (rule
+"""Each research design's phase's bytes per second (not CephFS's, the production baseline:
+registry.DESIGNS) beside the storage floor of the operation it does (rule
 floor, floor/report.py): the floors from fio's JSON (rule storage_floor), the phases from
 summary.csv. The runs record operations and times, not bytes, so a phase's bytes are
 measured where its store is on disk and kept (DeltaFS's origin stores on posix), estimated
@@ -8,7 +9,7 @@ import os
 import statistics
 
 from workflows.floor.jobs import store_sizes
-from workflows.registry import PHASES, SYSTEMS
+from workflows.registry import DESIGNS, PHASES, SYSTEMS
 from workflows.results.runs import result_file
 
 # The floor each phase is compared with: inserts append to the write-ahead log, bulk
@@ -88,7 +89,7 @@ def rows(summary, fio_doc, floor_doc, origin_paths):
     per_entry = [origins[k][0] / entries[k] for k in origins if entries.get(k)]
     per_entry = statistics.median(per_entry) if per_entry else None
     out = []
-    for system in SYSTEMS:
+    for system in DESIGNS:  # their stores' operations; CephFS's MDS journals in RADOS its own way
         for phase in PHASES:
             for ranks, n in sorted({(r["client_ranks"], r["files_per_rank"]) for r in summary}):
                 pts = [r for r in summary if (r["system"], r["phase"]) == (system, phase)

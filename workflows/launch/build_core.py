@@ -1,8 +1,11 @@
 """Rule build_core: builds the core with CMake (or checks an installed
 bin_dir: every tool the configured runs start must be there, registry.tools_needed) and
-records where the tools are and which in results/core/tools.json."""
+records where the tools are and which in results/core/tools.json; an installed version that
+lacks what the configuration asks for (an MD-Workbench interface, the client's CephFS backend
+for the cephfs system) fails it in one line."""
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -28,6 +31,23 @@ def installed_version(bin_dir):
     return None
 
 
+def installed(bin_dir):
+    """What is installed in `bin_dir`, for a message: "deltameta VERSION" where known."""
+    version = installed_version(bin_dir)
+    return f"deltameta {version}" if version else "a deltameta of unknown version"
+
+
+def missing_interfaces(bin_dir, interfaces):
+    """The configured MD-Workbench interfaces that the installed deltameta_mdworkbench does not
+    name in its --help's --interface line (an older version than the one that added them)."""
+    if not interfaces:
+        return []
+    res = subprocess.run([os.path.join(bin_dir, "deltameta_mdworkbench"), "--help"], capture_output=True, text=True,
+                         timeout=60)
+    line = next((ln for ln in (res.stdout + res.stderr).splitlines() if ln.strip().startswith("--interface=")), "")
+    return [i for i in interfaces if not re.search(rf"\b{re.escape(i)}\b", line)]
+
+
 def main(sm):
     p = sm.params
     with open(sm.log[0], "w") as log:
@@ -46,14 +66,21 @@ def main(sm):
             sys.exit(f"build_core: {', '.join(missing)} not found in {bin_dir}: set core.bin_dir to the directory "
                      "holding the installed tools, or use core.build: source")
         if missing:
-            version = installed_version(bin_dir)
-            installed = f"deltameta {version}" if version else "a deltameta of unknown version"
-            sys.exit(f"build_core: {missing[0]} not found in {bin_dir} ({installed} is installed there), but "
+            sys.exit(f"build_core: {missing[0]} not found in {bin_dir} ({installed(bin_dir)} is installed there), but "
                      f"{needed[missing[0]]} start it: install a newer deltameta (README.md, \"Spack\") or switch "
                      "those runs off")
         help_text = subprocess.run([os.path.join(bin_dir, "deltameta_client"), "--help"], capture_output=True,
                                    text=True, timeout=60)
         if help_text.returncode != 0:
             sys.exit(f"build_core: {bin_dir}/deltameta_client --help failed: {help_text.stderr.strip()}")
+        if "cephfs" in sm.config["systems"] and "--cephfs=" not in help_text.stdout:
+            sys.exit(f"build_core: deltameta_client in {bin_dir} ({installed(bin_dir)} is installed there) has no "
+                     "CephFS client (--cephfs), but systems lists cephfs: install a newer deltameta (README.md, "
+                     "\"Spack\") or leave cephfs out of systems")
+        lacking = missing_interfaces(bin_dir, sm.config["mdworkbench"]["interfaces"])
+        if lacking:
+            sys.exit(f"build_core: deltameta_mdworkbench in {bin_dir} ({installed(bin_dir)} is installed there) has no "
+                     f"{' or '.join(lacking)} interface, but mdworkbench.interfaces lists it: install a newer "
+                     f"deltameta (README.md, \"Spack\") or leave {', '.join(lacking)} out of mdworkbench.interfaces")
     with open(sm.output.tools, "w") as f:
         json.dump({"mode": p.mode, "bin_dir": bin_dir, "tools": sorted(tools_needed(sm.config))}, f, indent=1)

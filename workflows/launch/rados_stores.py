@@ -7,7 +7,9 @@ under the Slurm profile).
 With an empty rados.conf the workflow runs its own throw-away cluster
 (scripts/ceph-cluster.sh: one monitor, one in-memory OSD) in results/ceph for one
 invocation. It starts before the first job and stops at the end, on success and on error.
-If snakemake itself dies, a watchdog (workflows/bin/rados_watchdog.py) stops it.
+If snakemake itself dies, a watchdog (workflows/bin/rados_watchdog.py) stops it. With the
+cephfs system or MD-Workbench's cephfs interface configured it also runs an MDS and the
+CephFS `deltameta` (scripts/ceph-cluster.sh --cephfs), which their runs use.
 
 The DeltaFS rules' origin/ and compacted/ outputs are local markers that name RADOS stores
 (core/bench/store_markers.py, whose program removes them). A throw-away cluster's data vanishes with it, so its markers
@@ -82,11 +84,11 @@ class RadosStores:
     """The stores of one invocation on the cluster of `ceph_conf`: an existing one, or with
     `throwaway` the one this class starts in that file's folder, with a pool named `pool`,
     by `script` (scripts/ceph-cluster.sh); with `original_prefix` (rados.prefix) the original's
-    stores too."""
+    stores too; with `cephfs` the throw-away cluster runs an MDS and a CephFS as well."""
 
-    def __init__(self, ceph_conf, throwaway, pool, script, original_prefix=None):
+    def __init__(self, ceph_conf, throwaway, pool, script, original_prefix=None, cephfs=False):
         self.conf, self.throwaway, self.pool, self.script = os.path.abspath(ceph_conf), throwaway, pool, script
-        self.original_prefix = original_prefix
+        self.original_prefix, self.cephfs = original_prefix, cephfs
         self.cluster_dir = os.path.dirname(self.conf)
         self.watchdog = None
 
@@ -128,7 +130,8 @@ class RadosStores:
                                              start_new_session=True)
             try:
                 pools = ["--pool", self.pool] + (["--pool", ORIGINAL_POOL] if self.original_prefix else [])
-                res = subprocess.run(["bash", self.script, "start", self.cluster_dir, *pools], stdout=log,
+                mds = ["--cephfs"] if self.cephfs else []
+                res = subprocess.run(["bash", self.script, "start", self.cluster_dir, *pools, *mds], stdout=log,
                                      stderr=subprocess.STDOUT, start_new_session=True, timeout=300)
                 ok = res.returncode == 0
             except subprocess.TimeoutExpired:

@@ -18,7 +18,7 @@ import json
 from workflows.registry import MDWB_OPS
 from workflows.results.runs import QUANTILES
 
-SERVED = {"posix": MDWB_OPS, "indexfs": MDWB_OPS, "deltafs": ("stat", "read")}
+SERVED = {"posix": MDWB_OPS, "indexfs": MDWB_OPS, "deltafs": ("stat", "read"), "cephfs": MDWB_OPS}
 VERIFICATION = ("failed", "missing", "mismatched", "wrong_bytes", "deleted_still_found")
 COLUMNS = ["interface", "storage", "phase", "op", "repetition", "ranks", "count", "errors", "elapsed_s", "op_rate",
            "obj_rate"] + [f"lat_{q}_us" for q in QUANTILES]

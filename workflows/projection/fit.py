@@ -1,9 +1,10 @@
 """Rule projection: fits the projection model (projection/model.py) on
 results/<name>/summary.csv and floor.csv, predicts every measured configuration, projects
-each design to the configured target machine (config key `projection`), and writes
-projection-inputs.csv, projection-validation.csv, projection.md (projection/report.py)
-and, through projection/figure.py, figures/projection.{pdf,png}. A model, labelled as such
-everywhere, and each design's phase marked unreliable where its fit's error is beyond
+each research design (registry.DESIGNS; not the CephFS baseline) to the configured target
+machine (config key `projection`), and writes projection-inputs.csv,
+projection-validation.csv, projection.md (projection/report.py) and, through
+projection/figure.py, figures/projection.{pdf,png}. A model, labelled as such everywhere,
+and each design's phase marked unreliable where its fit's error is beyond
 projection.max_error (projection/reliability.py)."""
 import csv
 import os
@@ -14,6 +15,7 @@ from workflows.projection.figure import draw
 from workflows.projection.model import Target, project, ratios, storage_inputs, validate
 from workflows.projection.reliability import judge
 from workflows.projection.report import inputs_rows, markdown
+from workflows.registry import DESIGNS
 from workflows.results.summary import load
 
 
@@ -34,7 +36,8 @@ def main(sm):
     p = sm.params.projection
     cores = p["measured_cores"] or len(os.sched_getaffinity(0))
     try:
-        summary = load(sm.input.summary, "deltameta")  # a model of our core's costs
+        # a model of our core's costs, so of the research designs alone (not the CephFS baseline)
+        summary = [r for r in load(sm.input.summary, "deltameta") if r["system"] in DESIGNS]
         with open(sm.input.floor, newline="") as f:
             floor_rows = list(csv.DictReader(f))
         claims = load_claims(sm.input.claims)["claims"]

@@ -27,8 +27,9 @@ def main(sm):
     doc = {
         "config": dict(sm.params.config),
         "git_revision": image["core_commit"] if image else git(sm.params.repo, "rev-parse", "HEAD"),
-        "git_dirty": image["core_revision"].endswith("-dirty") if image else
-        bool(git(sm.params.repo, "status", "--porcelain")),
+        # Changes git does not have (modified or untracked files) in the clone the workflow
+        # ran from, or, in the image, in the clone the image was built from.
+        "git_dirty": image.get("tree_dirty") if image else bool(git(sm.params.repo, "status", "--porcelain")),
         "image": image,
         "tools": tools,
         "original": original(sm.input.original),
@@ -36,7 +37,7 @@ def main(sm):
         "python": sys.version.split()[0],
         "python_packages": packages,
         "host": {"hostname": platform.node(), "kernel": platform.release(), "machine": platform.machine()},
-        "placement": placement(sm.input.runs),
+        "placement": placement([*sm.input.runs, *sm.input.mdworkbench]),
         "environment": environment(sm.input.runs),
         "preflight": preflight(sm.params.preflight),
         "note": "every phase result in results/runs/ also carries its binary's build and host info",
@@ -66,8 +67,9 @@ def container_image():
 
 
 def placement(run_files):
-    """{run result file: {phase: host of every rank, and the servers' addresses}}; under the
-    Slurm profile also the run's Slurm job: {"job_id", "nodes", "cluster", "partition"}."""
+    """{run result file (MD-Workbench's too): {phase: host of every rank, and the servers'
+    addresses}}; under the Slurm profile also the run's Slurm job: {"job_id", "nodes",
+    "cluster", "partition"}."""
     out = {}
     for path in run_files:
         with open(path) as f:

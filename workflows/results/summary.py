@@ -6,7 +6,7 @@ import csv
 
 from workflows.registry import IMPLEMENTATIONS
 
-NUMERIC = {"client_ranks", "servers", "files_per_rank", "repetition", "ops", "expected_ops", "errors"}
+NUMERIC = {"client_ranks", "servers", "files_per_rank", "repetition", "ops", "expected_ops", "errors", "reruns"}
 
 
 def load(path, implementation=None):

@@ -40,6 +40,7 @@ rule provenance:
         original=[ORIGINAL_TOOLS] if "original" in IMPLS else [],
         validation=f"{OUT}/validation.json",
         runs=all_run_results(),
+        mdworkbench=mdworkbench_results(),
     output:
         f"{OUT}/provenance.json",
     log:

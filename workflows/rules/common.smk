@@ -43,6 +43,12 @@ if UNKNOWN_SYSTEMS:
         f"systems: unknown {', '.join(UNKNOWN_SYSTEMS)}; the systems are {', '.join(SYSTEMS)} "
         "(workflows/registry.py)"
     )
+CEPHFS_SYSTEM = "cephfs" in config["systems"]  # its MDS runs in the RADOS stores' cluster
+if CEPHFS_SYSTEM and STORAGE != "rados":
+    raise WorkflowError(
+        "systems: cephfs needs storage: rados (its MDS runs in that Ceph cluster): "
+        "use config/profiles/rados.yaml, or leave cephfs out"
+    )
 
 
 def report_front_page():
@@ -71,7 +77,8 @@ def run_steps():
         for rule, result in sorted(results.items(), key=lambda item: PHASES.index(item[1].phases[0])):
             part = rule.removeprefix(IMPLEMENTATIONS[impl].rule_prefix).removeprefix(system.replace("-", "_"))
             part = part.lstrip("_")
-            label = f"run {s.run} {s.label}, {part} (`{rule}`)" if part else f"run {s.run} {s.label} (`{rule}`)"
+            name = f"run {s.run} {s.label}" if s.run else s.label
+            label = f"{name}, {part} (`{rule}`)" if part else f"{name} (`{rule}`)"
             for n in N:
                 at = f", {n:,} files per rank" if len(N) > 1 else ""
                 steps.append((label + at, expand_run(result.benchmark, n=[n], implementation=impl)))
@@ -122,8 +129,20 @@ def fidelity_outputs():
     return [f"{OUT}/fidelity.md", f"{OUT}/fidelity.csv", f"{OUT}/figures/fidelity.pdf", f"{OUT}/figures/fidelity.png"]
 
 
+def production_outputs():
+    """Rule production_table's output (workflows/rules/cephfs.smk) when systems lists cephfs (none otherwise)."""
+    return [f"{OUT}/production.md"] if CEPHFS_SYSTEM else []
+
+
 # MD-Workbench (workflows/rules/mdworkbench.smk), a run of its own beside the systems.
 MDWB = config["mdworkbench"]
+CEPHFS_MDWB = "cephfs" in MDWB["interfaces"]  # its MDS runs in the RADOS stores' cluster
+if CEPHFS_MDWB and STORAGE != "rados":
+    raise WorkflowError(
+        "mdworkbench.interfaces: cephfs needs storage: rados (its MDS runs in that Ceph cluster): "
+        "use config/profiles/rados.yaml, or leave cephfs out"
+    )
+CEPHFS = CEPHFS_SYSTEM or CEPHFS_MDWB  # the throw-away cluster then runs an MDS and the CephFS
 MDWB_OUT = f"{OUT}/mdworkbench"
 MDWB_LOG = MDWORKBENCH.benchmark.replace("results/benchmarks/", "results/logs/", 1).replace(".tsv", ".log")
 
@@ -169,7 +188,7 @@ wildcard_constraints:
     n=r"\d+",
     rep=r"\d+",
     backend=r"posix|rados",
-    interface=r"posix|indexfs|deltafs",
+    interface=r"posix|indexfs|deltafs|cephfs",
     dsets=r"\d+",
     precreate=r"\d+",
     objects=r"\d+",

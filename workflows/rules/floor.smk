@@ -7,7 +7,11 @@ FLOOR_DIR = f"results/floor/{STORAGE}/{config['name']}"
 # DeltaFS's origin stores on posix, whose size on disk gives the write and compaction
 # phases' bytes (with rados they are in RADOS, behind temporary markers: not read); the
 # write phase's result beside each, which summary.csv reads too, names its run.
-FLOOR_ORIGINS = expand_run(f"{DELTAFS_RUN}/origin") if STORAGE == "posix" and "deltafs" in config["systems"] else []
+FLOOR_ORIGINS = (
+    expand_run(f"{DELTAFS_RUN}/origin")
+    if STORAGE == "posix" and "deltafs" in config["systems"] and "deltameta" in IMPLS
+    else []
+)
 
 
 # After every run (their results are its input): measured on the storage as the runs left

@@ -36,6 +36,8 @@ rule original_indexfs:
     benchmark:
         run_benchmark("original_indexfs")
     threads: every_core
+    resources:
+        **run_resources("ranks", "servers"),
     params:
         **ORIGINAL_PARAMS,
     message:
@@ -54,6 +56,8 @@ rule original_indexfs_bulk:
     benchmark:
         run_benchmark("original_indexfs_bulk")
     threads: every_core
+    resources:
+        **run_resources("ranks", "servers"),
     params:
         **ORIGINAL_PARAMS,
     message:
@@ -73,6 +77,8 @@ rule original_deltafs_write:
     benchmark:
         run_benchmark("original_deltafs_write")
     threads: every_core
+    resources:
+        **run_resources("ranks"),
     params:
         **ORIGINAL_PARAMS,
     message:
@@ -94,6 +100,8 @@ rule original_deltafs_compact:
     benchmark:
         run_benchmark("original_deltafs_compact")
     threads: every_core
+    resources:
+        **run_resources("readers"),
     params:
         **ORIGINAL_PARAMS,
     message:
@@ -114,6 +122,8 @@ rule original_deltafs_read:
     benchmark:
         run_benchmark("original_deltafs_read")
     threads: every_core
+    resources:
+        **run_resources("ranks", "readers"),
     params:
         **ORIGINAL_PARAMS,
     message:

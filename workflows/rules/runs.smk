@@ -1,14 +1,39 @@
-# The block the run rules of indexfs.smk and deltafs.smk share: the core's tools as input,
+# The block the run rules of indexfs.smk, deltafs.smk and cephfs.smk share: the core's tools as input,
 # all the cores (a measurement owns the machine: runs never overlap), resources, parameters,
 # the result file (workflows/registry.py), the message's title, and the start of the
 # command line: core/bench/runs.py, started by slurm_run.py with the rule's launcher
-# (resources.mpi: mpi.mpiexec, or srun under the Slurm profile, config/profiles/slurm).
+# (resources.mpi: mpi.mpiexec, or srun under the Slurm profile, config/profiles/slurm); with
+# environment_reruns > 0, all of it under rerun_when_busy.py, which reruns a run whose
+# phases other processes kept busier than the claims allow (workflows/environment/reruns.py).
 import json
 
+from snakemake.exceptions import WorkflowError
+
+from workflows.claims.check import load_claims
+from workflows.environment.conditions import other_cpu_bound
 from workflows.registry import RESULTS, RUN_RULES, SYSTEMS
 
 RUNS_PY = os.path.join(REPO, "core", "bench", "runs.py")
 SLURM_RUN_PY = os.path.join(REPO, "workflows", "bin", "slurm_run.py")
+RERUN_WHEN_BUSY_PY = os.path.join(REPO, "workflows", "bin", "rerun_when_busy.py")
+
+
+def rerun_when_busy():
+    """The start of every run's command line with environment_reruns > 0: rerun_when_busy.py
+    with the reruns allowed and the claims' strictest bound on other processes' CPU share
+    (read once, here); "" when the reruns are off or no claim bounds that share."""
+    if not config["environment_reruns"]:
+        return ""
+    try:
+        bound = other_cpu_bound(load_claims(CLAIMS_FILE)["claims"])
+    except (OSError, ValueError) as e:
+        raise WorkflowError(f"environment_reruns needs the claims' bound: {e}") from None
+    if bound is None:
+        return ""
+    return f"python3 {RERUN_WHEN_BUSY_PY} --reruns {config['environment_reruns']} --bound {bound} "
+
+
+RERUNS = rerun_when_busy()
 
 
 def tools_bin(wildcards, input):
@@ -36,19 +61,21 @@ def run_benchmark(rule):
 
 
 def run_title(system):
-    """The start of a run rule's message: "Run <the paper's run number> <label>"."""
-    return f"Run {SYSTEMS[system].run} {SYSTEMS[system].label}"
+    """The start of a run rule's message: "Run <the paper's run number> <label>", or the label
+    alone for a system that is not one of the paper's runs (CephFS)."""
+    s = SYSTEMS[system]
+    return f"Run {s.run} {s.label}" if s.run else s.label
 
 
 def runs_command(rule):
     """The command line of a run rule, up to the rule's own options: runs.py with the run the
     registry names for the rule and the options that every run shares, its repetition among
     them (recorded with its other coordinates in each phase document, where
-    workflows/results/runs.py reads them)."""
+    workflows/results/runs.py reads them); under rerun_when_busy.py with environment_reruns."""
     env = " ".join(f"--env {k}={v}" for k, v in sorted(config["store_settings"].items()))
     hostfile = f"--hostfile {config['mpi']['hostfile']}" if config["mpi"]["hostfile"] else ""
     return (
-        f"python3 {SLURM_RUN_PY} {{resources.mpi:q}} python3 {RUNS_PY} {RUN_RULES[rule].run} --bin {{params.bin}} "
+        f"{RERUNS}python3 {SLURM_RUN_PY} {{resources.mpi:q}} python3 {RUNS_PY} {RUN_RULES[rule].run} --bin {{params.bin}} "
         f"{hostfile} {env} --timeout {config['job_timeout_s']}{storage_options()} --repetition {{wildcards.rep}}"
     )
 
@@ -86,10 +113,14 @@ def original_title(system):
 
 
 def original_command(rule):
-    """The command line of one of the original's run rules, up to the rule's own options."""
+    """The command line of one of the original's run rules, up to the rule's own options:
+    original_runs.py started as runs.py is (slurm_run.py with the rule's launcher, the
+    configured hostfile), so under the Slurm profile its jobs are steps of the run's allocation;
+    under rerun_when_busy.py with environment_reruns, as ours are."""
     env = " ".join(f"--env {k}={v}" for k, v in sorted(config["store_settings"].items()))
+    hostfile = f"--hostfile {config['mpi']['hostfile']}" if config["mpi"]["hostfile"] else ""
     return (
-        f"python3 {ORIGINAL_RUNS_PY} {RUN_RULES[rule].run} --bin {{params.bin}} --commit {{params.commit}} "
-        f"--mpiexec {config['mpi']['mpiexec']} {env} --timeout {config['job_timeout_s']} --repetition {{wildcards.rep}}"
-        f"{original_storage_options()}"
+        f"{RERUNS}python3 {SLURM_RUN_PY} {{resources.mpi:q}} python3 {ORIGINAL_RUNS_PY} {RUN_RULES[rule].run} "
+        f"--bin {{params.bin}} --commit {{params.commit}} {hostfile} {env} --timeout {config['job_timeout_s']} "
+        f"--repetition {{wildcards.rep}}{original_storage_options()}"
     )

@@ -5,7 +5,9 @@
 # invocation. RADOS_STORES (workflows/launch/rados_stores.py) starts and stops that cluster
 # and removes the markers of stores that are gone; the Snakefile's handlers call it. The
 # original prototype's runs keep theirs in pool `test` of the same cluster, fixed in its
-# source (core/bench/original_rados.py), removed when the invocation ends.
+# source (core/bench/original_rados.py), removed when the invocation ends. The cephfs system
+# and MD-Workbench's cephfs interface use the CephFS of the same cluster: the throw-away one
+# then runs an MDS (scripts/ceph-cluster.sh --cephfs); an existing one must have a CephFS.
 from snakemake.exceptions import WorkflowError
 
 from workflows.launch.rados_stores import ORIGINAL_POOL, RadosStores
@@ -26,6 +28,7 @@ RADOS_STORES = (
         RADOS["pool"],
         os.path.join(REPO, "scripts", "ceph-cluster.sh"),
         RADOS["prefix"] if "original" in IMPLS else None,
+        cephfs=CEPHFS,
     )
     if STORAGE == "rados"
     else None
@@ -56,8 +59,9 @@ def storage_output(path):
 def storage_provenance():
     if STORAGE != "rados":
         return {"backend": STORAGE}
+    mds = ", one MDS and the CephFS deltameta" if CEPHFS else ""
     cluster = (
-        "throw-away: scripts/ceph-cluster.sh (one monitor, one in-memory OSD) in results/ceph, "
+        f"throw-away: scripts/ceph-cluster.sh (one monitor, one in-memory OSD{mds}) in results/ceph, "
         "for one snakemake invocation"
         if THROWAWAY_CLUSTER
         else f"existing: {os.path.abspath(CEPH_CONF)}"
