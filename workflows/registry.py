@@ -42,6 +42,9 @@ class System(NamedTuple):
     marker: str
     results: dict  # run rule -> Result, in the order the analysis rules read them
     tools: tuple  # the core's tools its runs start (core/bench/runs.py)
+    # None: its phases' CPU counts its servers and clients; else the sentence saying what
+    # its CPU leaves out (the results table's note, "(clients only)" in the CPU figure)
+    cpu_note: Optional[str] = None
 
 
 SYSTEMS = {s.name: s for s in [
@@ -76,7 +79,9 @@ SYSTEMS = {s.name: s for s in [
     System("cephfs", None, "CephFS MDS (production)", "CephFS", "#8e44ad", "D", {
         "cephfs": Result("results/runs/cephfs/{backend}/c{ranks}-n{n}/rep{rep}/phases.jsonl", ("insert", "lstat"),
                          "results/benchmarks/cephfs/{backend}/c{ranks}-n{n}/rep{rep}.tsv", "cephfs")},
-           ("deltameta_client",)),
+           ("deltameta_client",),
+           "CephFS's CPU s per Mop counts its client ranks (libcephfs) only: its MDS's CPU is not split per phase, "
+           "but is among the Ceph daemons' that each phase's environment columns count as the run's own."),
 ]}
 
 

@@ -16,10 +16,10 @@ import pytest
 from conftest import BUILT, NO_MDWB, RADOS, Workflow, ceph_daemons, deltameta_processes
 
 from workflows.figures.paper import series_in
+from workflows.registry import SYSTEMS
 from workflows.results import production
 from workflows.results.numbers import fmt
 from workflows.results.summary import load
-from workflows.results.table import CPU_NOTE
 
 RANKS, N = (1, 2), 500
 SMALL = dict(BUILT, **NO_MDWB, systems=["cephfs", "indexfs"], client_ranks=list(RANKS), repetitions=1)
@@ -63,7 +63,7 @@ def test_cephfs_in_the_results_table_and_the_figures(cephfs_run):
     for phase in ("insert", "lstat"):
         for x in RANKS:
             assert f"| CephFS MDS (production) | {phase} | {x} | 0 | {N} | 1 |" in table
-    assert table.rstrip().endswith(CPU_NOTE)
+    assert table.rstrip().endswith(SYSTEMS["cephfs"].cpu_note)
     assert ("cephfs", "deltameta", "CephFS MDS (production)") in series_in(load(cephfs_run.out("summary.csv")))
     for name in ("insert_throughput", "lstat_throughput", "end_to_end_time", "latency_quantiles", "cpu_per_mop",
                  "scale_throughput"):

@@ -1,15 +1,12 @@
 """Rule results_table: results/<name>/results-table.md, the median and
 range (lowest to highest) over repetitions of every implementation x system x phase x client
 ranks x files per rank in its summary.csv ("n/a": a number the original does not print). With
-CephFS's rows, a note says that their CPU is their clients' alone (CPU_NOTE)."""
+a system whose CPU leaves something out (CephFS's, its clients' alone), the registry's note
+saying so."""
 from repetitions import median_range
 
 from workflows.registry import IMPLEMENTATIONS, PHASES, SYSTEMS
 from workflows.results.summary import implementations_of, load, ns_of, ranks_of, select
-
-# The cephfs runs' documents count their client ranks' CPU: the MDS is no server of ours.
-CPU_NOTE = ("CephFS's CPU s per Mop counts its client ranks (libcephfs) only: its MDS's CPU is not split per "
-            "phase, but is among the Ceph daemons' that each phase's environment columns count as the run's own.")
 
 
 def main(sm):
@@ -36,8 +33,7 @@ def main(sm):
                 lines.append(f"| {label} | {phase} | {x} | {pts[0]['servers']} | {n} | "
                              f"{len(pts)} | {m:.3f} ({lo:.3f} to {hi:.3f}) | {lat} | {cpu} |")
     table_rows = len(lines) - 6
-    if select(rows, system="cephfs"):
-        lines += ["", CPU_NOTE]
+    lines += [line for s in SYSTEMS.values() if s.cpu_note and select(rows, system=s.name) for line in ("", s.cpu_note)]
     with open(sm.output[0], "w") as f:
         f.write("\n".join(lines) + "\n")
     with open(sm.log[0], "w") as log:
