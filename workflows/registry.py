@@ -42,9 +42,17 @@ class System(NamedTuple):
     marker: str
     results: dict  # run rule -> Result, in the order the analysis rules read them
     tools: tuple  # the core's tools its runs start (core/bench/runs.py)
-    # None: its phases' CPU counts its servers and clients; else the sentence saying what
-    # its CPU leaves out (the results table's note, "(clients only)" in the CPU figure)
-    cpu_note: Optional[str] = None
+    # Its servers when they are not ours and their CPU is read from /proc by the runner
+    # (CephFS's "MDS"; core/bench/runs.py mds_cpu); None: ours, whose tools count their CPU
+    sampled_servers: Optional[str] = None
+
+    def cpu_note(self):
+        """The results table's note on where this system's server CPU comes from, if not ours."""
+        if self.sampled_servers is None:
+            return None
+        return (f"{self.label}: its servers' CPU is its {self.sampled_servers}'s, read from /proc by the runner "
+                "over the readings around each phase (up to 1.25 s more at each end); the OSDs under it count as "
+                "storage, as the OSDs under the designs' RADOS stores do.")
 
 
 SYSTEMS = {s.name: s for s in [
@@ -79,9 +87,7 @@ SYSTEMS = {s.name: s for s in [
     System("cephfs", None, "CephFS MDS (production)", "CephFS", "#8e44ad", "D", {
         "cephfs": Result("results/runs/cephfs/{backend}/c{ranks}-n{n}/rep{rep}/phases.jsonl", ("insert", "lstat"),
                          "results/benchmarks/cephfs/{backend}/c{ranks}-n{n}/rep{rep}.tsv", "cephfs")},
-           ("deltameta_client",),
-           "CephFS's CPU s per Mop counts its client ranks (libcephfs) only: its MDS's CPU is not split per phase, "
-           "but is among the Ceph daemons' that each phase's environment columns count as the run's own."),
+           ("deltameta_client",), "MDS"),
 ]}
 
 

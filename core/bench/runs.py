@@ -250,6 +250,17 @@ def cephfs(run, ranks, n):
     return [dict(d, cephfs_dir=where) for d in docs]
 
 
+def mds_cpu(doc, sampler):
+    """A cephfs phase document with its servers' CPU (`cpu_s.servers`): what the MDS of the
+    run's cluster used over the phase, read from /proc by the sampler (Sampler.servers_cpu),
+    since the client job cannot see it; `servers_sampled` says so and how many MDS processes
+    there were. The OSDs under it, like those under the designs' RADOS stores, count as
+    storage, not servers."""
+    seconds, processes = sampler.servers_cpu(doc)
+    return dict(doc, cpu_s=dict(doc["cpu_s"], servers=round(seconds, 3)),
+                servers_sampled={"names": ["ceph-mds"], "processes": processes})
+
+
 MDWB_INTERFACES = ("posix", "indexfs", "deltafs", "cephfs")
 
 
@@ -444,7 +455,8 @@ def main():
     # core's order) names it.
     conf = a.ceph_conf or os.environ.get("DELTAMETA_RADOS_CONF") or os.environ.get("CEPH_CONF")
     serving = (lambda: procs.ceph_daemons(conf)) if a.storage_root or a.run == "cephfs" else list
-    with open(a.log, "a") as log, Sampler(serving=serving) as sampler:
+    mds = (lambda: procs.ceph_daemons(conf, ("ceph-mds",))) if a.run == "cephfs" else list
+    with open(a.log, "a") as log, Sampler(serving=serving, servers=mds) as sampler:
         try:
             launcher = Launcher(os.path.abspath(a.bin), a.mpiexec, a.hostfile)
             storage = Storage(launcher, log, a.timeout, a.storage_root, a.storage_base, a.ceph_conf)
@@ -477,6 +489,8 @@ def main():
                            coordinates=coordinates(a, "deltameta"), interface=a.interface)
             sys.exit(f"runs: {e}")
     extra = {"interface": a.interface} if a.run == "mdworkbench" else {}
+    if a.run == "cephfs":
+        docs = [mds_cpu(d, sampler) for d in docs]
     write_docs(a.out, a.run, docs, sampler, dict(backend=storage.backend, stores=run.stores),
                coordinates=coordinates(a, "deltameta"), **extra)
 

@@ -3,17 +3,19 @@ a user run it) puts the machine's readings around each phase into its document, 
 summary.csv's environment columns come out of them (workflows/environment/phase.py): on
 recorded readings, on a real run on this machine, and beside two CPU hogs, whose share
 the other processes' column must show; and processes that serve a run from outside its
-process tree (the Ceph daemons of RADOS stores) counted as its own."""
+process tree (the Ceph daemons of RADOS stores) counted as its own, and the CPU of servers not
+of ours (CephFS's MDS) per phase."""
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
+from datetime import datetime, timezone
 
 import pytest
 from conftest import REPO
-from mpijobs import procs
+from mpijobs import Sampler, procs
 
 from workflows.environment import mounts
 from workflows.environment.phase import ENVIRONMENT_COLUMNS, environment_columns
@@ -202,3 +204,48 @@ def test_only_the_runs_clusters_daemons_serve_it(tmp_path):
         for p in started:
             p.kill()
             p.wait()
+
+
+
+SAMPLE_SERVERS = """
+import json, sys, time
+from mpijobs import Sampler
+pid = int(sys.argv[1])
+with Sampler(period=0.1, servers=lambda: [pid]) as sampler:
+    time.sleep(1.0)
+print(json.dumps(sampler.servers_cpu({})))
+"""
+
+
+def test_a_phases_servers_cpu_is_what_they_used_around_it():
+    """CephFS's MDS is no process of the run's, so its CPU per phase is sampled from /proc
+    (runs.py mds_cpu, Sampler(servers=...)): a `yes` standing for it counts as one process,
+    by what it used while watched; over a phase, the readings around it (from the last one
+    before its start to the first one after its end, whole seconds) count."""
+    pid = int(subprocess.run(["sh", "-c", "yes >/dev/null 2>&1 & echo $!"], capture_output=True, text=True,
+                             check=True).stdout)
+    try:
+        before = procs.cpu_seconds(pid)
+        res = subprocess.run([sys.executable, "-c", SAMPLE_SERVERS, str(pid)], capture_output=True, text=True,
+                             timeout=60, env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "core", "bench")))
+        used = procs.cpu_seconds(pid) - before
+    finally:
+        os.kill(pid, signal.SIGKILL)
+    assert res.returncode == 0, res.stderr
+    seconds, processes = json.loads(res.stdout)
+    assert processes == 1 and 0.02 < seconds <= used + 0.02, (seconds, processes, used)
+    # readings at 100, 101, ... 110 s, the servers' CPU 0.5 s more at each
+    sampler = Sampler()
+    sampler.readings = [[100.0 + i, "", 0.0, 0.0, 1, 0.0] for i in range(11)]
+    sampler.servers_read = [(0.5 * i, 1) for i in range(11)]
+    phase = {"finished_at": datetime.fromtimestamp(105, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S%z"),
+             "elapsed_s": 2.0}
+    assert sampler.servers_cpu(phase) == (1.5, 1)  # readings 103 (start) to 106 (end, rounded up a second)
+    assert sampler.servers_cpu({}) == (5.0, 1)
+
+
+def test_sampled_servers_count_as_processes_of_the_phase():
+    """A cephfs phase (no servers of ours: 0 in its coordinates) with its MDS's CPU sampled:
+    the phase's own share divides by its ranks and the MDS processes read."""
+    cephfs = doc(cpu_s={"clients": 0.3, "servers": 0.2}, servers_sampled={"names": ["ceph-mds"], "processes": 1})
+    assert environment_columns(cephfs, 0)["cpu_own_share"] == pytest.approx(0.5 / (1.0 * 3))

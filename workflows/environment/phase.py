@@ -50,8 +50,10 @@ def cpu_shares(environment):
 
 def own_share(doc, servers):
     """The CPU the phase's processes got: their CPU seconds over wall time x processes (the
-    job's ranks, and `servers` where the servers' CPU is counted)."""
+    job's ranks, and `servers` where the servers' CPU is counted; for servers not of ours,
+    sampled from /proc, CephFS's MDS, the processes read)."""
     cpu = doc["cpu_s"]
+    servers = (doc.get("servers_sampled") or {}).get("processes", servers)
     processes = doc.get("ranks", 0) + (servers if cpu.get("servers") else 0)
     wall = doc.get("elapsed_s") or 0
     return (cpu["clients"] + cpu["servers"]) / (wall * processes) if wall > 0 and processes else ""

@@ -183,7 +183,7 @@ def cpu(rows, out):
             ax.errorbar(x, total, yerr=[[total - lo], [hi - total]], color="black", capsize=3)
             ax.plot([x] * len(totals), totals, linestyle="none", marker=".", markersize=3, color="black", alpha=0.5)
             labels.append(f"{SYSTEMS[s].short} {phase}" + (" (original)" if several and impl == "original" else "")
-                          + (" (clients only)" if SYSTEMS[s].cpu_note else ""))
+                          + (f" ({SYSTEMS[s].sampled_servers} from /proc)" if SYSTEMS[s].sampled_servers else ""))
             x += 1
     ax.set_xticks(range(len(labels)), labels, fontsize=8, rotation=30, ha="right")
     ax.set_ylabel("CPU seconds per million operations")

@@ -106,13 +106,14 @@ def running_tools(tool_names, name, value):
     return pids
 
 
-def ceph_daemons(conf):
-    """The live Ceph daemons (ceph-mon, ceph-mgr, ceph-osd, ceph-mds) of the cluster whose
-    configuration file is `conf`: those started with it (-c, --conf), or with none where `conf`
-    is Ceph's default, /etc/ceph/ceph.conf. Other clusters' daemons on this machine are left out."""
+def ceph_daemons(conf, names=CEPH_DAEMONS):
+    """The live Ceph daemons `names` (every kind: ceph-mon, ceph-mgr, ceph-osd, ceph-mds) of the
+    cluster whose configuration file is `conf`: those started with it (-c, --conf), or with none
+    where `conf` is Ceph's default, /etc/ceph/ceph.conf. Other clusters' daemons on this machine
+    are left out."""
     wanted = os.path.realpath(conf or DEFAULT_CEPH_CONF)
     pids = []
-    for pid in named(CEPH_DAEMONS):
+    for pid in named(names):
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
                 args = f.read().decode(errors="replace").split("\0")

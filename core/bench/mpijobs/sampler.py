@@ -75,10 +75,13 @@ class Sampler:
     each process's CPU time in whole ticks (rounded down), and the processes are read after
     /proc/stat, while they run (workflows/environment/phase.py allows for both). `serving`:
     a function naming processes outside the run's tree whose CPU is the run's too (the Ceph
-    daemons of this machine that hold its stores)."""
+    daemons of this machine that hold its stores). `servers`: a function naming those of
+    them that are the run's metadata servers (CephFS's MDS), whose CPU over a phase
+    servers_cpu gives."""
 
-    def __init__(self, period=PERIOD_S, serving=list):
+    def __init__(self, period=PERIOD_S, serving=list, servers=list):
         self.period, self.readings, self.serving = period, [], _ServingCpu(serving)
+        self.servers, self.servers_read = _ServingCpu(servers), []  # (their CPU s, processes) per reading
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="sampler", daemon=True)
         self.shm = None
@@ -86,6 +89,7 @@ class Sampler:
     def read(self):
         when, line, load = time.time(), _cpu_line(), _load_1m()
         (tree, in_tree), (serving, served) = _tree_cpu_s(), self.serving()
+        self.servers_read.append(self.servers())
         self.readings.append([when, line, load, tree + serving, 1 + in_tree + served, time.time() - when])
 
     def _loop(self):
@@ -104,21 +108,33 @@ class Sampler:
         self.read()
         return False
 
-    def around(self, doc):
-        """{"period_s", "readings", "shm"} for a phase document: the readings from the last one
-        before the phase began to the first one after it ended. The phase's end is its
-        `finished_at` (whole seconds, so up to a second later is taken too), its start that
-        less `elapsed_s`; a document without them gets every reading of the run."""
+    def _span(self, doc):
+        """The indices of the readings around a phase document: from the last one before the
+        phase began to the first one after it ended. The phase's end is its `finished_at`
+        (whole seconds, so up to a second later is taken too), its start that less
+        `elapsed_s`; a document without them spans every reading of the run."""
         readings = self.readings
         try:
             end = datetime.strptime(doc["finished_at"], "%Y-%m-%dT%H:%M:%S%z").timestamp() + 1
             start = end - 1 - float(doc["elapsed_s"])
         except (KeyError, TypeError, ValueError):
-            start, end = None, None
-        if start is not None:
-            first = max([i for i, r in enumerate(readings) if r[0] <= start] or [0])
-            last = min([i for i, r in enumerate(readings) if r[0] >= end] or [len(readings) - 1])
-            readings = readings[first:last + 1]
-        return {"period_s": self.period, "readings": readings, "shm": self.shm}
+            return 0, len(readings) - 1
+        first = max([i for i, r in enumerate(readings) if r[0] <= start] or [0])
+        last = min([i for i, r in enumerate(readings) if r[0] >= end] or [len(readings) - 1])
+        return first, last
+
+    def around(self, doc):
+        """{"period_s", "readings", "shm"} for a phase document: the readings around it (_span)."""
+        first, last = self._span(doc)
+        return {"period_s": self.period, "readings": self.readings[first:last + 1], "shm": self.shm}
+
+    def servers_cpu(self, doc):
+        """(CPU seconds, processes): what the `servers` processes used over the readings around
+        a phase document (_span), and the most of them read at once. The phase's CPU, and
+        what they used in the rest of the time the readings cover, up to 1.25 s before and
+        after it (little: a metadata server is busy while its clients are)."""
+        first, last = self._span(doc)
+        span = self.servers_read[first:last + 1]
+        return span[-1][0] - span[0][0], max(count for _, count in span)
 
 

@@ -3,8 +3,8 @@
 # (scripts/ceph-cluster.sh start --cephfs; CEPH_CONF set by ctest) and lstat them back,
 # every lstat verified; a read that finds fewer files fails verification; what goes wrong
 # (no cluster, libcephfs missing, bad flags) is one line. Also the workflow's cephfs run,
-# core/bench/runs.py cephfs: its documents, a directory of its own per execution, and a
-# configuration that cannot be read failing in one line.
+# core/bench/runs.py cephfs: its documents (the MDS's CPU among them), a directory of its own
+# per execution, and a configuration that cannot be read failing in one line.
 import os
 import shutil
 import subprocess
@@ -78,6 +78,9 @@ class CephfsRuns(unittest.TestCase):
             self.assertEqual(d["coordinates"], dict(implementation="deltameta", client_ranks=CLIENTS, servers=0,
                                                     files_per_rank=N, repetition=2))
             self.assertEqual(d["storage"]["stores"], {})  # CephFS's directory is no store of ours
+            # The MDS of ctest's cluster served the phase: its CPU, sampled from /proc, is the servers'.
+            self.assertEqual(d["servers_sampled"], {"names": ["ceph-mds"], "processes": 1}, d)
+            self.assertGreater(d["cpu_s"]["servers"], 0, d)
             self.assertTrue(d["environment"]["readings"])
         # A second execution in the same folder (a rerun) creates its files in a directory of its own.
         rc, err, again, _ = self.runs("again")

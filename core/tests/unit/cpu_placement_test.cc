@@ -18,7 +18,9 @@ TEST(CpuPlacementTest, AllowedCpusAreTheAffinityMask) {
   ASSERT_EQ(static_cast<int>(cpus.size()), CPU_COUNT(&set));
   for (size_t i = 0; i < cpus.size(); i++) {
     EXPECT_TRUE(CPU_ISSET(cpus[i], &set));
-    if (i > 0) EXPECT_LT(cpus[i - 1], cpus[i]);
+    if (i > 0) {
+      EXPECT_LT(cpus[i - 1], cpus[i]);
+    }
   }
 }
 
