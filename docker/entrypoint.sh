@@ -66,7 +66,7 @@ remember_node_names() {
   kept=$(grep -v ' # deltameta node$' /etc/hosts)
   printf '%s\n' "$kept" > /etc/hosts
   while read -r addr; do
-    name=$(getent hosts "$addr" | awk '{print $2}')
+    name=$(timeout 2 getent hosts "$addr" | awk '{print $2}')  # a name service that does not answer delays no run
     [ -z "$name" ] || echo "$addr $name # deltameta node" >> /etc/hosts
   done < /cluster/hostfile
 }

@@ -1,10 +1,11 @@
 """MPI command lines for the deltameta tools (mpijobs): mpiexec, ranks, the hosts of an MPICH
 hostfile, settings for every rank; and the hosts of a failed job that no longer answer, with
 their names."""
-import functools
 import ipaddress
 import os
 import socket
+import threading
+import time
 
 from .job import JobError
 
@@ -76,28 +77,39 @@ def lost_hosts(hosts, port=22, timeout=3):
     return lost
 
 
-@functools.lru_cache(maxsize=None)
-def host_name(host):
-    """The name an address among the hosts resolves back to (e.g. a container's, from
-    Docker's name service), else None. Asked once per host while the job starts (see
-    remember_host_names), since a lost host may leave the name service too (a stopped
-    container leaves Docker's)."""
+_NAMES = {}  # address -> the name it resolved back to while a job started (remember_host_names)
+
+
+def _look_up(host):
+    """Puts the name `host`, an address, resolves back to (e.g. a container's, from Docker's
+    name service) in _NAMES; a name, or an address that resolves to none, adds nothing."""
     try:
         ipaddress.ip_address(host)
-    except ValueError:
-        return None  # a name already
-    try:
         name = socket.gethostbyaddr(host)[0]
-    except OSError:
-        return None
-    return name if name != host else None
+    except (ValueError, OSError):
+        return
+    if name != host:
+        _NAMES[host] = name
 
 
-def remember_host_names(hosts):
-    """Looks each of `hosts` up by address now, while they answer; returns `hosts`."""
-    for host in hosts:
-        host_name(host)
+def remember_host_names(hosts, timeout=2.0):
+    """Looks each of `hosts` up by address now, while they answer (a lost host may leave the
+    name service too: a stopped container leaves Docker's), side by side and for `timeout`
+    seconds at most in all: a name service that does not answer delays no job; a host it
+    has not named by then stays unnamed. Returns `hosts`."""
+    lookups = [threading.Thread(target=_look_up, args=(h,), daemon=True) for h in dict.fromkeys(hosts)
+               if h not in _NAMES]
+    for t in lookups:
+        t.start()
+    deadline = time.monotonic() + timeout
+    for t in lookups:
+        t.join(max(deadline - time.monotonic(), 0))
     return hosts
+
+
+def host_name(host):
+    """The name `host` resolved back to when a job on it started (remember_host_names), else None."""
+    return _NAMES.get(host)
 
 
 def failure_cause(hosts, port=22):
