@@ -51,8 +51,8 @@ class System(NamedTuple):
         if self.sampled_servers is None:
             return None
         return (f"{self.label}: its servers' CPU is its {self.sampled_servers}'s, read from /proc by the runner "
-                "over the readings around each phase (up to 1.25 s more at each end); the OSDs under it count as "
-                "storage, as the OSDs under the designs' RADOS stores do.")
+                "from each phase's start to its end, interpolated between readings a quarter second apart; the "
+                "OSDs under it count as storage, as the OSDs under the designs' RADOS stores do.")
 
 
 SYSTEMS = {s.name: s for s in [

@@ -252,10 +252,10 @@ def cephfs(run, ranks, n):
 
 def mds_cpu(doc, sampler):
     """A cephfs phase document with its servers' CPU (`cpu_s.servers`): what the MDS of the
-    run's cluster used over the phase, read from /proc by the sampler (Sampler.servers_cpu),
-    since the client job cannot see it; `servers_sampled` says so and how many MDS processes
-    there were. The OSDs under it, like those under the designs' RADOS stores, count as
-    storage, not servers."""
+    run's cluster used from the phase's start to its end, read from /proc by the sampler
+    (Sampler.servers_cpu), since the client job cannot see it; `servers_sampled` says so and
+    how many MDS processes there were. The OSDs under it, like those under the designs'
+    RADOS stores, count as storage, not servers."""
     seconds, processes = sampler.servers_cpu(doc)
     return dict(doc, cpu_s=dict(doc["cpu_s"], servers=round(seconds, 3)),
                 servers_sampled={"names": ["ceph-mds"], "processes": processes})

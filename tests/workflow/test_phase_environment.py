@@ -84,6 +84,9 @@ def test_runs_py_by_path_records_the_readings_around_every_phase(tmp_path):
         readings = d["environment"]["readings"]
         assert len(readings) >= 2 and readings[0][0] < readings[-1][0]
         assert readings[-1][0] - readings[0][0] >= d["elapsed_s"]  # the readings cover the phase
+        # from the last reading before its start to the first after its end (written just after it)
+        assert readings[0][0] <= d["finished_at_unix_s"] - d["elapsed_s"] and readings[-1][0] >= d["finished_at_unix_s"]
+        assert readings[1][0] > d["finished_at_unix_s"] - d["elapsed_s"] and readings[-2][0] < d["finished_at_unix_s"]
         assert readings[0][1].startswith("cpu ") and readings[-1][3] > readings[0][3]  # the run's CPU grew
         assert all(r[4] >= 1 and 0 <= r[5] < 1 for r in readings)  # processes read, the reading's seconds
         cols = environment_columns(d, 1)
@@ -220,8 +223,9 @@ print(json.dumps(sampler.servers_cpu({})))
 def test_a_phases_servers_cpu_is_what_they_used_around_it():
     """CephFS's MDS is no process of the run's, so its CPU per phase is sampled from /proc
     (runs.py mds_cpu, Sampler(servers=...)): a `yes` standing for it counts as one process,
-    by what it used while watched; over a phase, the readings around it (from the last one
-    before its start to the first one after its end, whole seconds) count."""
+    by what it used while watched; over a phase, what it used from the phase's start to its
+    end (finished_at_unix_s; finished_at's whole seconds in older documents), interpolated
+    between the readings around them."""
     pid = int(subprocess.run(["sh", "-c", "yes >/dev/null 2>&1 & echo $!"], capture_output=True, text=True,
                              check=True).stdout)
     try:
@@ -240,7 +244,8 @@ def test_a_phases_servers_cpu_is_what_they_used_around_it():
     sampler.servers_read = [(0.5 * i, 1) for i in range(11)]
     phase = {"finished_at": datetime.fromtimestamp(105, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S%z"),
              "elapsed_s": 2.0}
-    assert sampler.servers_cpu(phase) == (1.5, 1)  # readings 103 (start) to 106 (end, rounded up a second)
+    assert sampler.servers_cpu(phase) == (1.5, 1)  # 103 (start) to 106 (end, rounded up a second)
+    assert sampler.servers_cpu(dict(phase, finished_at_unix_s=105.5)) == (1.0, 1)  # 103.5 to 105.5, interpolated
     assert sampler.servers_cpu({}) == (5.0, 1)
 
 

@@ -108,17 +108,28 @@ class Sampler:
         self.read()
         return False
 
-    def _span(self, doc):
-        """The indices of the readings around a phase document: from the last one before the
-        phase began to the first one after it ended. The phase's end is its `finished_at`
-        (whole seconds, so up to a second later is taken too), its start that less
-        `elapsed_s`; a document without them spans every reading of the run."""
-        readings = self.readings
+    @staticmethod
+    def _bounds(doc):
+        """(start, end) of a phase document in Unix seconds: its end is `finished_at_unix_s`
+        (written just after the phase), else `finished_at` in whole seconds, so up to a
+        second later is taken too; its start that less `elapsed_s`. None without them."""
         try:
-            end = datetime.strptime(doc["finished_at"], "%Y-%m-%dT%H:%M:%S%z").timestamp() + 1
-            start = end - 1 - float(doc["elapsed_s"])
+            end = doc.get("finished_at_unix_s")
+            if end is None:
+                end = datetime.strptime(doc["finished_at"], "%Y-%m-%dT%H:%M:%S%z").timestamp() + 1
+                return end - 1 - float(doc["elapsed_s"]), end
+            return float(end) - float(doc["elapsed_s"]), float(end)
         except (KeyError, TypeError, ValueError):
+            return None
+
+    def _span(self, doc):
+        """The indices of the readings around a phase document (_bounds): from the last one
+        before the phase began to the first one after it ended; every reading of the run for
+        a document without its times."""
+        readings, bounds = self.readings, self._bounds(doc)
+        if bounds is None:
             return 0, len(readings) - 1
+        start, end = bounds
         first = max([i for i, r in enumerate(readings) if r[0] <= start] or [0])
         last = min([i for i, r in enumerate(readings) if r[0] >= end] or [len(readings) - 1])
         return first, last
@@ -129,12 +140,27 @@ class Sampler:
         return {"period_s": self.period, "readings": self.readings[first:last + 1], "shm": self.shm}
 
     def servers_cpu(self, doc):
-        """(CPU seconds, processes): what the `servers` processes used over the readings around
-        a phase document (_span), and the most of them read at once. The phase's CPU, and
-        what they used in the rest of the time the readings cover, up to 1.25 s before and
-        after it (little: a metadata server is busy while its clients are)."""
+        """(CPU seconds, processes): what the `servers` processes used over a phase document
+        (_bounds), and the most of them read at once over the readings around it. Their CPU
+        at the phase's start and end is interpolated between the readings on either side
+        (PERIOD_S apart), as if they used it evenly in between: off by at most what they used
+        in those two periods. A document without its times gets the whole run's."""
         first, last = self._span(doc)
         span = self.servers_read[first:last + 1]
-        return span[-1][0] - span[0][0], max(count for _, count in span)
+        processes = max(count for _, count in span)
+        bounds = self._bounds(doc)
+        if bounds is None:
+            return span[-1][0] - span[0][0], processes
+        return self._servers_cpu_at(bounds[1], first, last) - self._servers_cpu_at(bounds[0], first, last), processes
 
-
+    def _servers_cpu_at(self, when, first, last):
+        """The servers' CPU seconds at time `when`, interpolated between the two readings of
+        first..last around it (the nearest reading where none lies on one side)."""
+        times = [r[0] for r in self.readings]
+        cpu = [c for c, _ in self.servers_read]
+        after = next((i for i in range(first, last + 1) if times[i] >= when), last)
+        before = max(after - 1, first)
+        if times[after] <= times[before] or not times[before] <= when <= times[after]:
+            return cpu[after] if when >= times[after] else cpu[before]
+        share = (when - times[before]) / (times[after] - times[before])
+        return cpu[before] + share * (cpu[after] - cpu[before])

@@ -71,6 +71,7 @@ nlohmann::json PhaseJson(const std::string& tool, const std::string& phase, cons
       {"tool", tool},
       {"phase", phase},
       {"finished_at", IsoTimeNow()},
+      {"finished_at_unix_s", UnixTimeNow()},
       {"parameters", parameters},
       {"ranks", job.ranks},
       {"ops", job.counters.ops},

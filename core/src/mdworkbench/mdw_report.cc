@@ -113,6 +113,7 @@ nlohmann::json MdwPhaseJson(const MdwPhaseResult& r, const std::string& interfac
       {"interface", interface},
       {"phase", r.phase},
       {"finished_at", IsoTimeNow()},
+      {"finished_at_unix_s", UnixTimeNow()},
       {"parameters", parameters},
       {"ranks", r.ranks},
       {"elapsed_s", r.elapsed_s},

@@ -14,7 +14,10 @@ nlohmann::json BuildInfoJson();
 nlohmann::json HostInfoJson();
 // The seed guide's opening lines: Date, CPU, CPUCache.
 std::string HeaderPreamble();
-// Current local time as ISO 8601.
+// Current local time as ISO 8601 (whole seconds).
 std::string IsoTimeNow();
+// Current time as seconds since the Unix epoch, to the microsecond (a phase's end for the
+// runner's readings around it, core/bench/mpijobs/sampler.py).
+double UnixTimeNow();
 
 }  // namespace deltameta

@@ -2,6 +2,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <ctime>
 #include <fstream>
 #include <thread>
@@ -35,6 +36,10 @@ std::string IsoTimeNow() {
   std::time_t t = std::time(nullptr);
   std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S%z", std::localtime(&t));
   return buf;
+}
+
+double UnixTimeNow() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 nlohmann::json HostInfoJson() {

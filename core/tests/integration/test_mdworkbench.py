@@ -6,6 +6,7 @@
 # changed mode). The deltafs interface is test_mdworkbench_deltafs.py.
 import os
 import sys
+import time
 import unittest
 
 import harness
@@ -69,6 +70,7 @@ class MdwbBase(unittest.TestCase):
         self.assertEqual(doc["run"], "mdworkbench")
         for key in ("cpu_s", "build", "host", "placement", "finished_at"):
             self.assertIn(key, doc)
+        self.assertLess(abs(doc["finished_at_unix_s"] - time.time()), 600)  # written just after the phase
 
     def check_three_phases(self, docs, interface):
         self.assertEqual([d["phase"] for d in docs], ["precreate", "benchmark", "cleanup"])
