@@ -155,12 +155,9 @@ class Sampler:
 
     def _servers_cpu_at(self, when, first, last):
         """The servers' CPU seconds at time `when`, interpolated between the two readings of
-        first..last around it (the nearest reading where none lies on one side)."""
-        times = [r[0] for r in self.readings]
-        cpu = [c for c, _ in self.servers_read]
-        after = next((i for i in range(first, last + 1) if times[i] >= when), last)
-        before = max(after - 1, first)
-        if times[after] <= times[before] or not times[before] <= when <= times[after]:
-            return cpu[after] if when >= times[after] else cpu[before]
-        share = (when - times[before]) / (times[after] - times[before])
-        return cpu[before] + share * (cpu[after] - cpu[before])
+        first..last on either side of it (the nearer end's where it lies outside them)."""
+        points = [(self.readings[i][0], self.servers_read[i][0]) for i in range(first, last + 1)]
+        for (t0, c0), (t1, c1) in zip(points, points[1:], strict=False):
+            if t0 <= when <= t1:
+                return c0 + (c1 - c0) * (when - t0) / (t1 - t0) if t1 > t0 else c1
+        return points[0][1] if when < points[0][0] else points[-1][1]
