@@ -8,19 +8,14 @@ line too). A failed COMMAND is never rerun: its exit status is this program's. T
 runs in a session of its own (a terminal's Ctrl-C reaches it once, passed on from here) and
 gets SIGTERM if this program dies."""
 import argparse
-import ctypes
 import signal
 import subprocess
 import sys
 
+from mpijobs import die_with_parent
+
 from workflows.environment.reruns import rerun_until_quiet
 from workflows.launch.command_line import option
-
-PR_SET_PDEATHSIG = 1
-
-
-def die_with_parent():
-    ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 class Command:

@@ -10,12 +10,9 @@ import datetime
 import json
 import os
 
+from mpijobs import read_json_lines
+
 from workflows.environment.phase import cpu_shares
-
-
-def read_documents(path):
-    with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
 
 
 def busiest(docs, bound):
@@ -28,7 +25,7 @@ def busiest(docs, bound):
 
 def record(path, reruns):
     """Adds `reruns` to every document of the results file `path`."""
-    docs = read_documents(path)
+    docs = read_json_lines(path)
     with open(path + ".tmp", "w") as f:
         for d in docs:
             f.write(json.dumps(dict(d, reruns=reruns)) + "\n")
@@ -44,7 +41,7 @@ def rerun_until_quiet(run, out, at_most, bound, say):
         status = run()
         if status != 0:
             return status, reruns
-        busy = busiest(read_documents(out), bound)
+        busy = busiest(read_json_lines(out), bound)
         if busy is None:
             break
         doc, share = busy

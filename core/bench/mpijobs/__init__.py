@@ -7,12 +7,12 @@ and through runs.py the workflow) and the integration tests (core/tests/integrat
             their address in a ready file
   procs     /proc: a job's process tree, tagged processes, a rank's threads, memory and CPU time
   sampler   the machine around a run: CPU counters, load and the run's own CPU, read periodically"""
-from .job import Job, JobError, read_json_lines, stop_on_signals, wait_until
+from .job import Job, JobError, die_with_parent, read_json_lines, stop_on_signals, wait_until
 from .launcher import Launcher, flags
 from .logged import ServerJob, published_uri, run_job
 from .procs import descendants, kill, process_tree, rank_cpu_s, rank_memory_kb, rank_threads, tagged
 from .sampler import Sampler
 
-__all__ = ["Job", "JobError", "Launcher", "Sampler", "ServerJob", "descendants", "flags", "kill", "process_tree",
-           "published_uri", "rank_cpu_s", "rank_memory_kb", "rank_threads", "read_json_lines", "run_job",
-           "stop_on_signals", "tagged", "wait_until"]
+__all__ = ["Job", "JobError", "Launcher", "Sampler", "ServerJob", "descendants", "die_with_parent", "flags", "kill",
+           "process_tree", "published_uri", "rank_cpu_s", "rank_memory_kb", "rank_threads", "read_json_lines",
+           "run_job", "stop_on_signals", "tagged", "wait_until"]

@@ -21,8 +21,8 @@ class JobError(RuntimeError):
     """A job failed: its message names the job and how."""
 
 
-def _die_with_parent():
-    # mpiexec gets SIGTERM if the process that started it dies, even by SIGKILL.
+def die_with_parent():
+    """A child's preexec_fn: it gets SIGTERM if the process that started it dies, even by SIGKILL."""
     ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
@@ -53,7 +53,7 @@ class Job:
         self.err_start = 0 if isinstance(err, str) or isinstance(out, str) else out.tell()
         with _output(out) as stdout, _output(err) as stderr:
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr, env=env,
-                                         cwd=cwd, start_new_session=own_session, preexec_fn=_die_with_parent)
+                                         cwd=cwd, start_new_session=own_session, preexec_fn=die_with_parent)
         self.started = time.monotonic()
 
     def running(self):
