@@ -13,8 +13,8 @@
 # ends: the Docker part from the start where an engine answers (the image, then its
 # release tests beside its cluster tests), Spack's from the start (scripts/setup-spack.sh
 # once, from the release archives where no spack is on PATH, into build/test-scratch; then
-# its three groups side by side), Slurm's and Ceph's once the core
-# is built.
+# its three groups side by side), Slurm's and Ceph's and the other Python tests once the
+# core is built, beside ctest.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "test.sh: $*" >&2; exit 2; }
@@ -85,6 +85,7 @@ spack_part() {  # Spack set up once (where none is on PATH), then the groups sid
       echo "test.sh: scripts/setup-spack.sh failed (above); each Spack test group tries on its own"
       unset DELTAMETA_SPACK_SETUP; }
   fi
+  export DELTAMETA_SPACK_INDEX_CACHE=$scratch/spack-index-cache  # built once for the groups
   for group in "${spack_groups[@]}"; do
     name=${group%%:*}
     # ${group#*:} unquoted: the group's files, one word each
@@ -119,13 +120,15 @@ else
   pytest_args+=(tests)
 fi
 
+# The Python tests beside ctest: both need only the build, and ctest's longest tests mostly
+# wait (on Ceph's timeouts, on servers killed on purpose).
+echo "test.sh: the Python tests (pytest ${pytest_args[*]})"
+in_background pytest pytest_part pytest "${pytest_args[@]}"
+parts+=("pytest=$reports/pytest.xml")
+
 echo "test.sh: the core's tests (ctest)"
 (cd "$build" && ctest --output-on-failure --timeout 900 "${ctest_filter[@]}" --output-junit "$reports/ctest.xml")
 parts+=("ctest=$reports/ctest.xml")
-
-echo "test.sh: the Python tests (pytest ${pytest_args[*]})"
-pytest_part pytest "${pytest_args[@]}"
-parts+=("pytest=$reports/pytest.xml")
 
 for b in "${background[@]}"; do
   echo "test.sh: waiting for ${b%%:*}"

@@ -4,8 +4,10 @@ $DELTAMETA_UPSTREAM (default: ../shared/upstream beside the clone), skipping wit
 where there is neither (set up in the folder $DELTAMETA_SPACK_SETUP names, where
 scripts/test.sh sets it up once for the Spack tests it runs side by side, else in the test's
 scratch space); `Spack`, which runs it with a configuration scope of the test's own
-(install tree, stages, caches under a scratch folder); `run`, a command with a time limit
-whose whole process group is ended on expiry."""
+(install tree, stages, caches under a scratch folder; the package repositories' indices in
+$DELTAMETA_SPACK_INDEX_CACHE where it is set: scripts/test.sh shares them between its Spack
+test processes, which Spack's own locks let build them once); `run`, a command with a time
+limit whose whole process group is ended on expiry."""
 import os
 import re
 import shutil
@@ -97,7 +99,9 @@ class Spack:
             "install_tree": {"root": os.path.join(self.root, "opt")},
             "build_stage": [os.path.join(self.root, "stage")],
             "source_cache": os.path.join(self.root, "cache", "source"),
-            "misc_cache": os.path.join(self.root, "cache", "misc"),
+            # Spack's index of each package repository (about 50 CPU-s to build for its builtin
+            # one): one process builds it under Spack's lock, the others wait and read it.
+            "misc_cache": os.environ.get("DELTAMETA_SPACK_INDEX_CACHE") or os.path.join(self.root, "cache", "misc"),
             # spack develop links its build directory here, not into the working tree.
             "develop_stage_link": os.path.join(self.root, "develop-build-{hash:7}"),
         }}
