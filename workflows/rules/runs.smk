@@ -72,12 +72,18 @@ def runs_command(rule):
     registry names for the rule and the options that every run shares, its repetition among
     them (recorded with its other coordinates in each phase document, where
     workflows/results/runs.py reads them); under rerun_when_busy.py with environment_reruns."""
-    env = " ".join(f"--env {k}={v}" for k, v in sorted(config["store_settings"].items()))
-    hostfile = f"--hostfile {config['mpi']['hostfile']}" if config["mpi"]["hostfile"] else ""
     return (
         f"{RERUNS}python3 {SLURM_RUN_PY} {{resources.mpi:q}} python3 {RUNS_PY} {RUN_RULES[rule].run} --bin {{params.bin}} "
-        f"{hostfile} {env} --timeout {config['job_timeout_s']}{storage_options()} --repetition {{wildcards.rep}}"
+        f"{job_options()}{storage_options()} --repetition {{wildcards.rep}}"
     )
+
+
+def job_options():
+    """The options of runs.py and original_runs.py alike: the hostfile, the store settings
+    (--env) and each job's time limit."""
+    env = " ".join(f"--env {k}={v}" for k, v in sorted(config["store_settings"].items()))
+    hostfile = f"--hostfile {config['mpi']['hostfile']}" if config["mpi"]["hostfile"] else ""
+    return f"{hostfile} {env} --timeout {config['job_timeout_s']}"
 
 
 def run_resources(*rank_counts):
@@ -117,10 +123,8 @@ def original_command(rule):
     original_runs.py started as runs.py is (slurm_run.py with the rule's launcher, the
     configured hostfile), so under the Slurm profile its jobs are steps of the run's allocation;
     under rerun_when_busy.py with environment_reruns, as ours are."""
-    env = " ".join(f"--env {k}={v}" for k, v in sorted(config["store_settings"].items()))
-    hostfile = f"--hostfile {config['mpi']['hostfile']}" if config["mpi"]["hostfile"] else ""
     return (
         f"{RERUNS}python3 {SLURM_RUN_PY} {{resources.mpi:q}} python3 {ORIGINAL_RUNS_PY} {RUN_RULES[rule].run} "
-        f"--bin {{params.bin}} --commit {{params.commit}} {hostfile} {env} --timeout {config['job_timeout_s']} "
+        f"--bin {{params.bin}} --commit {{params.commit}} {job_options()} "
         f"--repetition {{wildcards.rep}}{original_storage_options()}"
     )
