@@ -45,7 +45,7 @@ in_background() {  # in_background NAME COMMAND...: runs COMMAND beside the rest
   echo "test.sh: $1 runs in the background (log: $reports/$1.log)"
 }
 
-docker_part() {  # the image, then its release tests beside its cluster tests
+docker_part() {  # the image, then its release tests beside its two clusters' tests
   # tests/docker/conftest.py's image fixture runs the same two commands (the image with the
   # original prototype where its archive is in the upstream folder, tagged apart), finds
   # every layer cached, and fails the tests with the build's output should these have failed.
@@ -55,11 +55,15 @@ docker_part() {  # the image, then its release tests beside its cluster tests
   bash docker/make-base-image.sh deltameta-base:bookworm &&
     bash docker/build-image.sh --base deltameta-base:bookworm "${image[@]}" ||
     echo "test.sh: the image build failed (above); the Docker tests will say so"
+  # Each cluster module starts a Compose project of its own: the two run side by side.
   pytest_part pytest-docker-release tests/docker/test_release.py tests/docker/test_single_node.py \
     tests/docker/test_image_original.py \
     >"$reports/pytest-docker-release.log" 2>&1 &
-  pytest_part pytest-docker-clusters tests/docker/test_cluster.py tests/docker/test_slurm_cluster.py
+  pytest_part pytest-docker-slurm tests/docker/test_slurm_cluster.py >"$reports/pytest-docker-slurm.log" 2>&1 &
+  pytest_part pytest-docker-cluster tests/docker/test_cluster.py
   wait
+  echo "test.sh: tests/docker/test_slurm_cluster.py:"
+  cat "$reports/pytest-docker-slurm.log"
   echo "test.sh: tests/docker/test_release.py, test_single_node.py and test_image_original.py:"
   cat "$reports/pytest-docker-release.log"
 }
@@ -69,7 +73,8 @@ if command -v docker >/dev/null && docker info >/dev/null 2>&1; then docker_answ
 if [ $quick = 0 ] && [ $docker_answers = 1 ]; then
   in_background docker docker_part
   parts+=("pytest-docker-release=$reports/pytest-docker-release.xml"
-          "pytest-docker-clusters=$reports/pytest-docker-clusters.xml")
+          "pytest-docker-cluster=$reports/pytest-docker-cluster.xml"
+          "pytest-docker-slurm=$reports/pytest-docker-slurm.xml")
 fi
 spack_groups=(  # NAME:FILES, side by side: their concretizations are single-threaded
   "pytest-spack-default:tests/spack/test_spack_env.py"
@@ -118,6 +123,14 @@ else
   pytest_args=(--ignore tests/slurm --ignore tests/ceph --ignore tests/spack)
   [ $docker_answers = 0 ] || pytest_args+=(--ignore tests/docker)
   pytest_args+=(tests)
+  # The workflow's tests in two processes side by side, split by file so that each session
+  # fixture is made once (the smoke runs in the first, the original's build in the second)
+  # and the two take about as long (8-9 min each beside the rest).
+  workflow_second=(tests/workflow/test_original*.py tests/workflow/test_failures.py
+                   tests/workflow/test_cephfs_system.py)
+  in_background pytest-workflow-2 pytest_part pytest-workflow-2 "${workflow_second[@]}"
+  parts+=("pytest-workflow-2=$reports/pytest-workflow-2.xml")
+  for f in "${workflow_second[@]}"; do pytest_args=(--ignore "$f" "${pytest_args[@]}"); done
 fi
 
 # The Python tests beside ctest: both need only the build, and ctest's longest tests mostly
