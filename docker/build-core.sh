@@ -51,8 +51,10 @@ source_step() {
 }
 
 compile_step() {
-  cmake -S "$1" -B "$2" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDELTAMETA_WITH_RADOS=ON -DDELTAMETA_TESTS=OFF \
-    -DDELTAMETA_GIT_REVISION=unstamped >/dev/null
+  # The project's optimisation (RelWithDebInfo's -O2) without its debug information, which
+  # would cost a third of the compile time and which the install strips (stamp): the same code.
+  cmake -S "$1" -B "$2" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG" \
+    -DDELTAMETA_WITH_RADOS=ON -DDELTAMETA_TESTS=OFF -DDELTAMETA_GIT_REVISION=unstamped >/dev/null
   cmake --build "$2" -j "$(nproc)" >/dev/null
 }
 
