@@ -46,8 +46,12 @@ def test_cephfs_rows_in_summary_and_validation(cephfs_run):
         assert (r["implementation"], r["storage"], r["servers"], r["errors"]) == ("deltameta", "rados", "0", "0")
         assert int(r["ops"]) == int(r["expected_ops"]) == int(r["client_ranks"]) * N
         assert float(r["throughput_mops"]) > 0 and r["store_kind"] == "rados"
-        # the MDS's CPU, sampled from /proc, is the servers'; the MDS counts as one process
-        assert float(r["cpu_servers_s"]) > 0 and float(r["cpu_own_share"]) > 0, r
+        # The MDS's CPU, sampled from /proc, is the servers'. An insert phase gives it 20-30 ms
+        # of work here; an lstat phase of 500 names lasts 10-20 ms in all, about one of
+        # /proc's 10-ms ticks, so its MDS CPU may read 0 (seen beside two CPU hogs).
+        cpu = float(r["cpu_servers_s"])
+        assert cpu > 0 if r["phase"] == "insert" else cpu >= 0, r
+        assert float(r["cpu_own_share"]) > 0, r
     with open(cephfs_run.out("validation.json")) as f:
         v = json.load(f)
     assert v["ok"] and v["phases_checked"] == 8
