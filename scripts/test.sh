@@ -11,7 +11,7 @@
 # The parts that mostly wait (on package downloads, containers, Slurm's scheduler) run
 # beside the others, each with its output in build/test-reports/PART.log, printed when it
 # ends: the Docker part from the start where an engine answers (the image, then its
-# release tests beside its cluster tests), Spack's from the start (scripts/setup-spack.sh
+# release tests beside its two clusters' tests), Spack's from the start (scripts/setup-spack.sh
 # once, from the release archives where no spack is on PATH, into build/test-scratch; then
 # its three groups side by side), Slurm's and Ceph's and the other Python tests once the
 # core is built, beside ctest.
@@ -125,7 +125,7 @@ else
   pytest_args+=(tests)
   # The workflow's tests in two processes side by side, split by file so that each session
   # fixture is made once (the smoke runs in the first, the original's build in the second)
-  # and the two take about as long (8-9 min each beside the rest).
+  # and the two take about as long (15 min each in a fresh-clone run, beside the rest).
   workflow_second=(tests/workflow/test_original*.py tests/workflow/test_failures.py
                    tests/workflow/test_cephfs_system.py)
   in_background pytest-workflow-2 pytest_part pytest-workflow-2 "${workflow_second[@]}"
