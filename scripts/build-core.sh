@@ -6,6 +6,15 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build="${DELTAMETA_BUILD_DIR:-$top/build/core}"
+# One build of a directory at a time: two at once (the test command's two workflow
+# processes, two workflows on one checkout) ran CMake's checks in one scratch folder and
+# failed ("Could NOT find MPI"). The lock goes with the process that holds it.
+mkdir -p "$build"
+exec {lock}>"$build/.build-core.lock"
+if ! flock -n "$lock"; then
+  echo "build-core: another build of $build is running; waiting for it to end"
+  flock "$lock"
+fi
 cmake -S "$top/core" -B "$build" -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-RelWithDebInfo}" \
   -DDELTAMETA_WITH_RADOS="${DELTAMETA_WITH_RADOS:-ON}" -DDELTAMETA_WITH_CEPHFS="${DELTAMETA_WITH_CEPHFS:-ON}" >/dev/null
 jobs=${DELTAMETA_BUILD_JOBS:-$(nproc)}
