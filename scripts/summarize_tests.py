@@ -1,7 +1,9 @@
 """Sums up one run of scripts/test.sh from the JUnit XML files its parts wrote (ctest's
---output-junit, pytest's --junitxml): a line per part with its counts and the names of its
-failed tests, the cases skipped inside tests that passed (a ctest test runs a Python file
-of unittest cases under -v: its own outcome is one for all of them), the slowest tests of
+--output-junit, pytest's --junitxml): a line per part with its counts and its failed tests,
+each by name with one line on why (pytest's failure message; for ctest the last exception
+its output shows), so that a log cut to its last lines still says it; the cases skipped
+inside tests that passed (a ctest test runs a Python file of unittest cases under -v: its
+own outcome is one for all of them), the slowest tests of
 the whole run, and a closing line 'tests: N passed, N failed, N skipped' (a part without a
 report counts as one failure: it crashed or was never reached). Exits 1 if anything failed.
     python3 scripts/summarize_tests.py [--slowest N] PART=REPORT.xml ..."""
@@ -14,6 +16,33 @@ import xml.etree.ElementTree as ET
 # unittest -v: "test_name (module.Class.test_name) ... skipped 'reason'", with the first
 # line of the test's docstring, if it has one, on a line of its own before the " ... ".
 SKIPPED_CASE = re.compile(r"^(\w+) \([\w.]+\)(?:\n[^\n]*?)? \.\.\. skipped '(.*)'$", re.M)
+# A Python exception's last line in a traceback ("TimeoutError: timed out").
+EXCEPTION_LINE = re.compile(r"^(?:[\w.]+\.)?\w*(?:Error|Exception|Exit)\b.*$", re.M)
+PYTEST_E = re.compile(r"^E\s+")  # the prefix of the error lines in pytest's report
+REASON_CHARS = 300  # of the one line printed after a failed test's name
+
+
+def failure_reason(case):
+    """One line on why a failed case failed: pytest's failure message (its first line, and
+    the first Snakemake "Error in rule" line where the message holds one), else the last
+    exception line in the failure's text or the test's output (ctest's), else ''."""
+    failed = case.find("failure")
+    if failed is None:
+        failed = case.find("error")
+    message = (failed.get("message") or "").strip()
+    if message and message != "Failed":  # ctest's message is always "Failed"
+        first, rule = message.splitlines()[0], ""
+        for line in (failed.text or "").splitlines():  # pytest's whole report; E-prefixed lines
+            line = PYTEST_E.sub("", line).strip()
+            if line.startswith("Error in rule "):
+                rule = line
+                break
+        first = first[:REASON_CHARS - len(rule) - 5] if rule else first[:REASON_CHARS]
+        return f"{first} ... {rule}" if rule else first
+    out = case.find("system-out")
+    text = (failed.text or "") + "\n" + (out.text if out is not None and out.text else "")
+    found = EXCEPTION_LINE.findall(text)
+    return found[-1].strip()[:REASON_CHARS] if found else ""
 
 
 def skipped_inside(case):
@@ -23,9 +52,9 @@ def skipped_inside(case):
 
 
 def cases(path):
-    """(name, seconds, outcome, skipped cases inside it) of every test case in a JUnit XML
-    file; outcome is one of passed, failed, skipped (ctest's 'disabled' and 'notrun' count
-    as skipped)."""
+    """(name, seconds, outcome, skipped cases inside it, why it failed) of every test case in
+    a JUnit XML file; outcome is one of passed, failed, skipped (ctest's 'disabled' and
+    'notrun' count as skipped)."""
     root = ET.parse(path).getroot()
     for case in root.iter("testcase"):
         name, cls = case.get("name", "?"), case.get("classname") or ""
@@ -37,7 +66,8 @@ def cases(path):
             outcome = "skipped"
         else:
             outcome = "passed"
-        yield name, float(case.get("time") or 0), outcome, skipped_inside(case)
+        why = failure_reason(case) if outcome == "failed" else ""
+        yield name, float(case.get("time") or 0), outcome, skipped_inside(case), why
 
 
 def main(argv):
@@ -59,16 +89,17 @@ def main(argv):
             broken.append(part)
             print(f"{part}: unreadable report {path}: {e}")
             continue
-        counts = {k: sum(1 for _, _, o, _ in found if o == k) for k in totals}
+        counts = {k: sum(1 for _, _, o, _, _ in found if o == k) for k in totals}
         for k in totals:
             totals[k] += counts[k]
-        timed += [(secs, f"{part}: {name}") for name, secs, _, _ in found]
-        inside = [(name, sub, why) for name, _, outcome, skips in found if outcome == "passed" for sub, why in skips]
+        timed += [(secs, f"{part}: {name}") for name, secs, _, _, _ in found]
+        inside = [(name, sub, why) for name, _, outcome, skips, _ in found if outcome == "passed"
+                  for sub, why in skips]
         print(f"{part}: {counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped"
               + (f" (unittest cases skipped inside passed tests: {len(inside)})" if inside else ""))
-        for name, _, outcome, _ in found:
+        for name, _, outcome, _, why in found:
             if outcome == "failed":
-                print(f"  FAILED {name}")
+                print(f"  FAILED {name}" + (f": {why}" if why else ""))
         for name, sub, why in inside:
             print(f"  skipped inside {name}: {sub}: {why}")
     if args.slowest:

@@ -85,3 +85,44 @@ def test_a_missing_or_broken_report_is_a_failure(tmp_path):
     assert "docker: unreadable report" in res.stdout
     assert res.stdout.splitlines()[-2:] == ["parts without a report: docker, slurm",
                                             "tests: 1 passed, 2 failed, 1 skipped"]
+
+
+CTEST_TRACEBACK = """<?xml version="1.0" encoding="UTF-8"?>
+<testsuite name="(empty)" tests="1" failures="1" disabled="0" skipped="0">
+  <testcase name="faults.test_server_crash" classname="faults.test_server_crash" time="41.8" status="fail">
+    <failure message="Failed"/>
+    <system-out>test_killed (__main__.ServerCrash.test_killed) ... ERROR
+Traceback (most recent call last):
+  File "harness.py", line 265, in recv_exact
+    chunk = sock.recv(n - len(data))
+TimeoutError: timed out
+
+FAILED (errors=1)
+</system-out>
+  </testcase>
+</testsuite>
+"""
+
+PYTEST_FAILURES = """<?xml version="1.0" encoding="utf-8"?>
+<testsuites><testsuite name="pytest" errors="0" failures="2" skipped="0" tests="2" time="3.0">
+  <testcase classname="tests.docker.test_cluster" name="test_node_loss" time="2.5">
+    <failure message="AssertionError: the node did not come back&#10;assert False">the report</failure>
+  </testcase>
+  <testcase classname="tests.workflow.test_smoke_run" name="test_hostfile" time="0.5">
+    <failure message="AssertionError: input: core/src/a.cc, core/src/b.cc">res = workflow.run()
+E   AssertionError: input: core/src/a.cc, core/src/b.cc
+E     Error in rule build_core:
+E         log: results/logs/build_core.log</failure>
+  </testcase>
+</testsuite></testsuites>
+"""
+
+
+def test_each_failed_test_says_why_in_one_line(tmp_path):
+    res = summarize(write(tmp_path, "ctest.xml", CTEST_TRACEBACK), write(tmp_path, "pytest.xml", PYTEST_FAILURES))
+    assert res.returncode == 1, res
+    lines = res.stdout.splitlines()
+    assert "  FAILED faults.test_server_crash: TimeoutError: timed out" in lines
+    assert "  FAILED tests/docker/test_cluster.py::test_node_loss: AssertionError: the node did not come back" in lines
+    assert ("  FAILED tests/workflow/test_smoke_run.py::test_hostfile: AssertionError: input: core/src/a.cc, "
+            "core/src/b.cc ... Error in rule build_core:") in lines
