@@ -11,10 +11,10 @@
 # The parts that mostly wait (on package downloads, containers, Slurm's scheduler) run
 # beside the others, each with its output in build/test-reports/PART.log, printed when it
 # ends: the Docker part from the start where an engine answers (the image, then its
-# release tests beside its two clusters' tests), Spack's from the start (scripts/setup-spack.sh
-# once, from the release archives where no spack is on PATH, into build/test-scratch; then
-# its three groups side by side), Slurm's and Ceph's and the other Python tests once the
-# core is built, beside ctest.
+# release tests beside its two clusters' tests, one cluster at a time), Spack's from the
+# start (scripts/setup-spack.sh once, from the release archives where no spack is on PATH,
+# into build/test-scratch; then its three groups side by side), Slurm's and Ceph's and the
+# other Python tests once the core is built, beside ctest.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "test.sh: $*" >&2; exit 2; }
@@ -45,7 +45,7 @@ in_background() {  # in_background NAME COMMAND...: runs COMMAND beside the rest
   echo "test.sh: $1 runs in the background (log: $reports/$1.log)"
 }
 
-docker_part() {  # the image, then its release tests beside its two clusters' tests
+docker_part() {  # the image, then its release tests beside its two clusters' tests, one after the other
   # tests/docker/conftest.py's image fixture runs the same two commands (the image with the
   # original prototype where its archive is in the upstream folder, tagged apart), finds
   # every layer cached, and fails the tests with the build's output should these have failed.
@@ -55,12 +55,13 @@ docker_part() {  # the image, then its release tests beside its two clusters' te
   bash docker/make-base-image.sh deltameta-base:bookworm &&
     bash docker/build-image.sh --base deltameta-base:bookworm "${image[@]}" ||
     echo "test.sh: the image build failed (above); the Docker tests will say so"
-  # Each cluster module starts a Compose project of its own: the two run side by side.
   pytest_part pytest-docker-release tests/docker/test_release.py tests/docker/test_single_node.py \
     tests/docker/test_image_original.py \
     >"$reports/pytest-docker-release.log" 2>&1 &
-  pytest_part pytest-docker-slurm tests/docker/test_slurm_cluster.py >"$reports/pytest-docker-slurm.log" 2>&1 &
+  # The two clusters (three containers each, with Ceph) one at a time: side by side, on
+  # CI's machine, three of their four workflow tests failed (2026-11-27).
   pytest_part pytest-docker-cluster tests/docker/test_cluster.py
+  pytest_part pytest-docker-slurm tests/docker/test_slurm_cluster.py >"$reports/pytest-docker-slurm.log" 2>&1
   wait
   echo "test.sh: tests/docker/test_slurm_cluster.py:"
   cat "$reports/pytest-docker-slurm.log"
