@@ -23,6 +23,10 @@ def cluster(image):
         yield cluster
 
 
+# Runs in the head until a job step of the client is running.
+CLIENT_STEP_WATCH = "until squeue --steps --noheader --format %j | grep -q deltameta_client; do sleep 0.1; done"
+
+
 def queued_jobs(cluster):
     """(job id, state, comment) of every job the cluster's Slurm has pending or running."""
     res = cluster("exec", "squeue", "--noheader", "--format", "%i %T %k")
@@ -68,17 +72,22 @@ def test_smoke_profile_one_job_per_run_across_nodes(cluster):
 
 def test_a_node_going_down_fails_its_run_and_a_rerun_redoes_it(cluster):
     cluster("exec", "rm", "-rf", "/out/results", "/out/.snakemake")
-    two_runs = SMOKE + ["--config", "systems=[indexfs]", "files_per_rank=100000", "repetitions=2",
+    two_runs = SMOKE + ["--config", "systems=[indexfs]", "files_per_rank=250000", "repetitions=2",
                         "job_timeout_s=120"]
     proc = cluster.start("slurm-run", *two_runs)
     victim = cluster.other_nodes()[0]
+    watch = None
     try:
         # While a run's clients are running (a step of its job), stop a node of its allocation.
-        deadline = time.monotonic() + 300
-        while not any("deltameta_client" in line for line in
-                      cluster("exec", "squeue", "--steps", "--noheader", "--format", "%j").stdout.splitlines()):
-            assert proc.poll() is None and time.monotonic() < deadline, "no client step ever ran"
-            time.sleep(0.3)
+        # Watched from inside the head, squeue every 0.1 s: one `cluster.sh exec` per look took
+        # seconds on a busy machine, longer than a client step, and the workflow once ended
+        # unwatched.
+        watch = cluster.start("exec", "timeout", "300", "sh", "-c", CLIENT_STEP_WATCH)
+        while watch.poll() is None:
+            assert proc.poll() is None, \
+                f"the workflow ended before a client step was seen:\n{proc.stdout.read()[-3000:]}"
+            time.sleep(0.1)
+        assert watch.returncode == 0, f"no client step within 300 s:\n{watch.stdout.read()[-2000:]}"
         run("docker", "stop", victim, timeout=120)
         # The job on the lost node ends; the other run waits for the node (it needs all three).
         deadline = time.monotonic() + 180
@@ -88,8 +97,9 @@ def test_a_node_going_down_fails_its_run_and_a_rerun_redoes_it(cluster):
         run("docker", "start", victim)
         output, _ = proc.communicate(timeout=600)
     finally:
-        if proc.poll() is None:
-            proc.kill()
+        for p in (proc, watch):
+            if p is not None and p.poll() is None:
+                p.kill()
     assert proc.returncode != 0, output[-4000:]
     assert "Error in rule indexfs" in output, output[-4000:]
     done = {p: os.path.getmtime(p) for p in cluster.run_docs()}
