@@ -91,7 +91,9 @@ class CephfsFaults(unittest.TestCase):
         print("%s: exit %.1f s after the MDS was killed" % (self.id(), exit_at), file=sys.stderr)
         self.assertEqual(runs.returncode, 1, err)
         [line] = err.strip().splitlines()
-        self.assertTrue(line.startswith("runs: cephfs: client exited with code 1: deltameta_client: error: "), line)
+        # mpiexec's code: 1 from the rank that failed, or 9 where Hydra's SIGKILL of the other
+        # ranks was what it reported (seen once in a run of the whole suite).
+        self.assertRegex(line, r"^runs: cephfs: client exited with code (1|9): deltameta_client: error: ")
         self.assertIn("MDS", line)
         self.assertLess(exit_at, 30 + 8, err)  # the client's default --rpc_timeout, 30 s
 
