@@ -3,9 +3,9 @@
 each by name with one line on why (pytest's failure message; for ctest the last exception
 its output shows), so that a log cut to its last lines still says it; the cases skipped
 inside tests that passed (a ctest test runs a Python file of unittest cases under -v: its
-own outcome is one for all of them), the slowest tests of
-the whole run, and a closing line 'tests: N passed, N failed, N skipped' (a part without a
-report counts as one failure: it crashed or was never reached). Exits 1 if anything failed.
+own outcome is one for all of them), the slowest tests of the whole run, and a closing
+line 'tests: N passed, N failed, N skipped' (a part without a report counts as one
+failure: it crashed or was never reached). Exits 1 if anything failed.
     python3 scripts/summarize_tests.py [--slowest N] PART=REPORT.xml ..."""
 import argparse
 import os

@@ -45,7 +45,7 @@ in_background() {  # in_background NAME COMMAND...: runs COMMAND beside the rest
   echo "test.sh: $1 runs in the background (log: $reports/$1.log)"
 }
 
-docker_part() {  # the image, then its release tests beside its two clusters' tests, one after the other
+docker_part() {  # the image, then its release tests beside its clusters' (one at a time)
   # tests/docker/conftest.py's image fixture runs the same two commands (the image with the
   # original prototype where its archive is in the upstream folder, tagged apart), finds
   # every layer cached, and fails the tests with the build's output should these have failed.
