@@ -1,5 +1,6 @@
 // The process's connection to a Ceph cluster and its pools, made on first use and kept
-// until exit. Settings come from the environment:
+// until exit, which then skips librados's teardown (it raced with librados's threads).
+// Settings come from the environment:
 //   DELTAMETA_RADOS_CONF     Ceph config file (default: $CEPH_CONF, then Ceph's own search)
 //   DELTAMETA_RADOS_ID       client name without "client." (default: admin)
 //   DELTAMETA_RADOS_TIMEOUT  seconds before connecting or any operation gives up (default 30)

@@ -1,12 +1,8 @@
 // Giving up on a Ceph cluster that stopped answering: see rados_give_up.h.
 #include "rados/rados_give_up.h"
 
-#include <unistd.h>
-
 #include <atomic>
 #include <condition_variable>
-#include <cstdio>
-#include <cstdlib>
 #include <mutex>
 
 #include "rados/rados_api.h"
@@ -37,26 +33,12 @@ void WakeAll() {
 // librados runs this once the call is complete (rados_aio_is_complete is true by then).
 void OnComplete(rados_completion_t, void*) { WakeAll(); }
 
-// Ends the process at exit, once it gave up: librados's threads may still be in a call
-// that timed out, and the teardown exit() runs (static destructors, library finalizers)
-// races with them (seen after `deltameta_storage rm` timed out: its error line, then
-// "terminate called after throwing ... boost::bad_get" and SIGABRT instead of exit code 1).
-// Registered when giving up, it runs before every teardown registered earlier, librados's
-// included: output flushed, the exit status kept, nothing torn down.
-void EndWithoutTeardown(int status, void*) {
-  std::fflush(nullptr);
-  _exit(status);
-}
-
 }  // namespace
 
 bool GaveUpOnRados() { return gave_up.load(std::memory_order_relaxed); }
 
 void GiveUpOnRados() {
-  if (!gave_up.exchange(true)) {
-    on_exit(EndWithoutTeardown, nullptr);
-    WakeAll();
-  }
+  if (!gave_up.exchange(true)) WakeAll();
 }
 
 rados_completion_t NewRadosCompletion() {

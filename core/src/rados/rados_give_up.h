@@ -23,8 +23,7 @@ constexpr int kNotTried = -ECANCELED;
 
 // Whether a call of this process has timed out.
 bool GaveUpOnRados();
-// Records that a call timed out and wakes every AwaitRados, which then cancels its call;
-// the process's exit then ends it without teardown, keeping its status.
+// Records that a call timed out and wakes every AwaitRados, which then cancels its call.
 void GiveUpOnRados();
 
 // Makes `call` (a librados call returning 0, a count, or a negative errno) unless the
