@@ -19,26 +19,30 @@ SKIPPED_CASE = re.compile(r"^(\w+) \([\w.]+\)(?:\n[^\n]*?)? \.\.\. skipped '(.*)
 # A Python exception's last line in a traceback ("TimeoutError: timed out").
 EXCEPTION_LINE = re.compile(r"^(?:[\w.]+\.)?\w*(?:Error|Exception|Exit)\b.*$", re.M)
 PYTEST_E = re.compile(r"^E\s+")  # the prefix of the error lines in pytest's report
+# The line in a failed test's report that says what failed beneath it: a Snakemake job,
+# Spack, one of our tools ("deltameta_client: error: ..."), docker/cluster.sh.
+CAUSE_LINE = re.compile(r"^(?:Error in rule |==> Error: |[\w.-]+: error: |cluster: )")
 REASON_CHARS = 300  # of the one line printed after a failed test's name
 
 
 def failure_reason(case):
     """One line on why a failed case failed: pytest's failure message (its first line, and
-    the first Snakemake "Error in rule" line where the message holds one), else the last
-    exception line in the failure's text or the test's output (ctest's), else ''."""
+    the first line of the report that names a cause beneath it, CAUSE_LINE, where there is
+    one), else the last exception line in the failure's text or the test's output
+    (ctest's), else ''."""
     failed = case.find("failure")
     if failed is None:
         failed = case.find("error")
     message = (failed.get("message") or "").strip()
     if message and message != "Failed":  # ctest's message is always "Failed"
-        first, rule = message.splitlines()[0], ""
+        first, cause = message.splitlines()[0], ""
         for line in (failed.text or "").splitlines():  # pytest's whole report; E-prefixed lines
             line = PYTEST_E.sub("", line).strip()
-            if line.startswith("Error in rule "):
-                rule = line
+            if CAUSE_LINE.match(line) and line not in first:
+                cause = line[:REASON_CHARS // 2]
                 break
-        first = first[:REASON_CHARS - len(rule) - 5] if rule else first[:REASON_CHARS]
-        return f"{first} ... {rule}" if rule else first
+        first = first[:REASON_CHARS - len(cause) - 5] if cause else first[:REASON_CHARS]
+        return f"{first} ... {cause}" if cause else first
     out = case.find("system-out")
     text = (failed.text or "") + "\n" + (out.text if out is not None and out.text else "")
     found = EXCEPTION_LINE.findall(text)

@@ -114,6 +114,18 @@ E   AssertionError: input: core/src/a.cc, core/src/b.cc
 E     Error in rule build_core:
 E         log: results/logs/build_core.log</failure>
   </testcase>
+  <testcase classname="tests.spack.test_spack_env" name="test_env" time="0.5">
+    <error message="failed on setup with &quot;Failed: exit 3: spack env create -d env spack.yaml">
+E   Failed: exit 3: spack env create -d env spack.yaml
+E   ==> Warning: a warning first
+E   ==> Error: [Errno 2] No such file or directory: 'index.json'</error>
+  </testcase>
+  <testcase classname="tests.docker.test_slurm_cluster" name="test_up" time="0.5">
+    <error message="failed on setup with &quot;AssertionError: cluster.sh up --nodes 3 exited 2:">
+E   AssertionError: cluster.sh up --nodes 3 exited 2:
+E     Creating node_1 ... done
+E     cluster: the pool deltameta did not answer in every placement group within 150 s</error>
+  </testcase>
 </testsuite></testsuites>
 """
 
@@ -126,3 +138,8 @@ def test_each_failed_test_says_why_in_one_line(tmp_path):
     assert "  FAILED tests/docker/test_cluster.py::test_node_loss: AssertionError: the node did not come back" in lines
     assert ("  FAILED tests/workflow/test_smoke_run.py::test_hostfile: AssertionError: input: core/src/a.cc, "
             "core/src/b.cc ... Error in rule build_core:") in lines
+    assert ("  FAILED tests/spack/test_spack_env.py::test_env: failed on setup with \"Failed: exit 3: spack env "
+            "create -d env spack.yaml ... ==> Error: [Errno 2] No such file or directory: 'index.json'") in lines
+    assert ("  FAILED tests/docker/test_slurm_cluster.py::test_up: failed on setup with \"AssertionError: cluster.sh "
+            "up --nodes 3 exited 2: ... cluster: the pool deltameta did not answer in every placement group "
+            "within 150 s") in lines
