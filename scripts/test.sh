@@ -13,7 +13,8 @@
 # ends: the Docker part from the start where an engine answers (the image, then its
 # release tests beside its two clusters' tests, one cluster at a time), Spack's from the
 # start (scripts/setup-spack.sh once, from the release archives where no spack is on PATH,
-# into build/test-scratch; then its three groups side by side), Slurm's and Ceph's and the
+# into build/test-scratch; its repository indices once; then its three groups side by
+# side), Slurm's and Ceph's and the
 # other Python tests once the core is built, beside ctest.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -91,7 +92,13 @@ spack_part() {  # Spack set up once (where none is on PATH), then the groups sid
       echo "test.sh: scripts/setup-spack.sh failed (above); each Spack test group tries on its own"
       unset DELTAMETA_SPACK_SETUP; }
   fi
-  export DELTAMETA_SPACK_INDEX_CACHE=$scratch/spack-index-cache  # built once for the groups
+  # Spack's repository indices built once; each group copies them (tests/spack/index_seed.py).
+  if .venv/bin/python tests/spack/index_seed.py "$scratch/spack-index" >"$reports/spack-index.log" 2>&1; then
+    export DELTAMETA_SPACK_INDEX_SEED=$scratch/spack-index
+  else
+    echo "test.sh: tests/spack/index_seed.py failed; each Spack test group builds the indices on its own:"
+    tail -n 20 "$reports/spack-index.log"
+  fi
   for group in "${spack_groups[@]}"; do
     name=${group%%:*}
     # ${group#*:} unquoted: the group's files, one word each

@@ -4,9 +4,9 @@ $DELTAMETA_UPSTREAM (default: ../shared/upstream beside the clone), skipping wit
 where there is neither (set up in the folder $DELTAMETA_SPACK_SETUP names, where
 scripts/test.sh sets it up once for the Spack tests it runs side by side, else in the test's
 scratch space); `Spack`, which runs it with a configuration scope of the test's own
-(install tree, stages, caches under a scratch folder; the package repositories' indices in
-$DELTAMETA_SPACK_INDEX_CACHE where it is set: scripts/test.sh shares them between its Spack
-test processes, which Spack's own locks let build them once); `run`, a command with a time
+(install tree, stages, caches under a scratch folder; its index of the package repositories
+starts as a copy of $DELTAMETA_SPACK_INDEX_SEED where that is set: tests/spack/index_seed.py,
+which scripts/test.sh runs once for its Spack test processes); `run`, a command with a time
 limit whose whole process group is ended on expiry."""
 import os
 import re
@@ -95,13 +95,18 @@ class Spack:
         self.exe, self.environ = find_or_set_up_spack(self.root)
         self.scope = os.path.join(self.root, "scope")
         os.makedirs(self.scope)
+        # Spack's index of each package repository (about 50 CPU-s to build for its builtin
+        # one): copied, timestamps kept, from a seed where there is one, so that Spack finds
+        # it up to date. A copy each, never one shared: Spack's processes race as they update it.
+        self.misc_cache = os.path.join(self.root, "cache", "misc")
+        seed = os.environ.get("DELTAMETA_SPACK_INDEX_SEED")
+        if seed and os.path.isdir(seed):
+            shutil.copytree(seed, self.misc_cache)
         config = {"config": {
             "install_tree": {"root": os.path.join(self.root, "opt")},
             "build_stage": [os.path.join(self.root, "stage")],
             "source_cache": os.path.join(self.root, "cache", "source"),
-            # Spack's index of each package repository (about 50 CPU-s to build for its builtin
-            # one): one process builds it under Spack's lock, the others wait and read it.
-            "misc_cache": os.environ.get("DELTAMETA_SPACK_INDEX_CACHE") or os.path.join(self.root, "cache", "misc"),
+            "misc_cache": self.misc_cache,
             # spack develop links its build directory here, not into the working tree.
             "develop_stage_link": os.path.join(self.root, "develop-build-{hash:7}"),
         }}
