@@ -61,8 +61,10 @@ up() {
   deadline=$((SECONDS + 150))
   until why=$(docker exec "$head_id" timeout 40 rados -c /cluster/ceph/ceph.conf -p deltameta ls 2>&1 >/dev/null); do
     why=${why##*$'\n'}
-    [ $SECONDS -lt $deadline ] ||
-      die "the pool deltameta did not answer in every placement group within 150 s of the nodes being ready (${why:-no answer within 40 s}; OSD logs: docker/cluster.sh exec sh -c 'tail /cluster/log/*.osd.log')"
+    if [ $SECONDS -ge $deadline ]; then
+      report_placement_groups "$head_id" >&2
+      die "the pool deltameta did not answer in every placement group within 150 s of the nodes being ready (${why:-no answer within 40 s}; above: the groups not active and the OSDs' last log lines)"
+    fi
     sleep 1
   done
   echo "cluster: $nodes nodes ready (results go to $out)"
@@ -75,6 +77,18 @@ report_start_up() {
     docker inspect --format '{{.Name}}: {{.State.Status}} (exit code {{.State.ExitCode}}), host {{.Config.Hostname}}' "$id"
     docker logs --tail 6 "$id" 2>&1 | sed 's/^/  /'
   done
+}
+
+# Why the pool may not answer, from what the monitor knows (the cluster has no manager to
+# report groups): its health, the pool, each OSD's state and addresses; and each OSD's last
+# log lines (a command that fails or hangs says so, and the next runs).
+report_placement_groups() {
+  docker exec "$1" sh -c '
+    c="timeout 20 ceph -c /cluster/ceph/ceph.conf --connect-timeout 15"
+    echo "ceph health detail:"; $c health detail 2>&1 | head -n 12
+    echo "ceph osd pool ls detail:"; $c osd pool ls detail 2>&1 | head -n 4
+    echo "ceph osd dump (the OSDs):"; $c osd dump 2>&1 | grep "^osd\."
+    for f in /cluster/log/*.osd.log; do echo "$f:"; grep . "$f" | tail -n 8; done' 2>&1 | sed 's/^/  /'
 }
 
 # run, slurm-run and exec need the head; without one, say so instead of Compose's silence.
