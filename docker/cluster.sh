@@ -11,7 +11,7 @@
 #   docker/cluster.sh exec CMD...                   a command on the head
 #   docker/cluster.sh down                          remove containers, network and volume
 # Environment: DELTAMETA_IMAGE (default deltameta), DELTAMETA_CLUSTER (the Compose project,
-# default deltameta).
+# default deltameta), DELTAMETA_POOL_WAIT_S (how long up waits for the pool, default 150).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 project=${DELTAMETA_CLUSTER:-deltameta}
@@ -58,12 +58,14 @@ up() {
   # Every OSD up is not yet every placement group active: as the OSDs join, the pool's
   # groups move and peer again, and a run's first requests to one still peering wait (on a
   # busy machine past the clients' 30 s). Listing the pool asks every group's primary.
-  deadline=$((SECONDS + 150))
+  local wait_s=${DELTAMETA_POOL_WAIT_S:-150}
+  [[ "$wait_s" =~ ^[0-9]+$ ]] || die "DELTAMETA_POOL_WAIT_S must be a whole number of seconds, not '$wait_s'"
+  deadline=$((SECONDS + wait_s))
   until why=$(docker exec "$head_id" timeout 40 rados -c /cluster/ceph/ceph.conf -p deltameta ls 2>&1 >/dev/null); do
     why=${why##*$'\n'}
     if [ $SECONDS -ge $deadline ]; then
       report_placement_groups "$head_id" >&2
-      die "the pool deltameta did not answer in every placement group within 150 s of the nodes being ready (${why:-no answer within 40 s}; above: the groups not active and the OSDs' last log lines)"
+      die "the pool deltameta did not answer in every placement group within $wait_s s of the nodes being ready (${why:-no answer within 40 s}; above: the groups not active and the OSDs' last log lines)"
     fi
     sleep 1
   done

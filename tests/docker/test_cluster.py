@@ -1,8 +1,9 @@
 """The multi-node cluster (docker/compose.yaml, docker/cluster.sh): three node containers
 with one Ceph cluster and MPI across them run the multi-node smoke profile with every job
 on at least two hosts; losing a node mid-run fails that run naming the host, and once the
-node is back a rerun redoes only what failed; tearing down leaves nothing behind; with no
-cluster up, run, slurm-run and exec say in one line to start one."""
+node is back a rerun redoes only what failed; a pool that does not answer fails `up` with
+what the monitor knows; tearing down leaves nothing behind; with no cluster up, run,
+slurm-run and exec say in one line to start one."""
 import glob
 import json
 import os
@@ -81,6 +82,24 @@ def test_losing_a_node_fails_the_run_and_a_rerun_redoes_only_that(cluster):
     after = cluster.run_docs()
     assert all(os.path.getmtime(p) == t for p, t in finished_before.items()), "a finished run was redone"
     assert len(after) > len(finished_before)
+
+
+def test_a_pool_that_does_not_answer_fails_up_with_what_the_monitor_knows(cluster):
+    ceph = ["ceph", "-c", "/cluster/ceph/ceph.conf", "--connect-timeout", "15"]
+    cluster("exec", *ceph, "osd", "pause", timeout=60)  # every client call now waits
+    try:
+        cluster.env["DELTAMETA_POOL_WAIT_S"] = "5"
+        res = cluster("up", "--nodes", "3", "--out", cluster.out, check=False, timeout=300)
+    finally:
+        del cluster.env["DELTAMETA_POOL_WAIT_S"]
+        cluster("exec", *ceph, "osd", "unpause", timeout=60)
+    assert res.returncode == 2, res
+    last = res.stderr.strip().splitlines()[-1]
+    assert last.startswith("cluster: the pool deltameta did not answer in every placement group within 5 s"), last
+    assert "pauserd,pausewr" in res.stderr, res.stderr  # the monitor's health names the cause
+    assert res.stderr.count(".osd.log:") == 3, res.stderr
+    assert "osd.2 up" in res.stderr, res.stderr
+    cluster("up", "--nodes", "3", "--out", cluster.out, timeout=300)  # answers again
 
 
 @pytest.mark.parametrize("command", [["run"], ["slurm-run"], ["exec", "true"]])
