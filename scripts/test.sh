@@ -14,8 +14,7 @@
 # release tests beside its two clusters' tests, one cluster at a time), Spack's from the
 # start (scripts/setup-spack.sh once, from the release archives where no spack is on PATH,
 # into build/test-scratch; its repository indices once; then its three groups side by
-# side), Slurm's and Ceph's and the
-# other Python tests once the core is built, beside ctest.
+# side), Slurm's and Ceph's and the other Python tests once the core is built, beside ctest.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "test.sh: $*" >&2; exit 2; }
