@@ -1,6 +1,8 @@
 // The process's Ceph connection and per-pool Envs: see rados_cluster.h.
 #include "rados/rados_cluster.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -8,8 +10,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-
-#include <unistd.h>
 
 #include "rados/rados_api.h"
 #include "rados/rados_fs.h"

@@ -79,8 +79,13 @@ class CephfsRuns(unittest.TestCase):
                                                     files_per_rank=N, repetition=2))
             self.assertEqual(d["storage"]["stores"], {})  # CephFS's directory is no store of ours
             # The MDS of ctest's cluster served the phase: its CPU, sampled from /proc, is the servers'.
+            # Every create reaches it; lstats the client may answer from its own cache, holding the
+            # directory's capabilities (a 12 ms phase once used no tick of the MDS's CPU).
             self.assertEqual(d["servers_sampled"], {"names": ["ceph-mds"], "processes": 1}, d)
-            self.assertGreater(d["cpu_s"]["servers"], 0, d)
+            if d["phase"] == "insert":
+                self.assertGreater(d["cpu_s"]["servers"], 0, d)
+            else:
+                self.assertGreaterEqual(d["cpu_s"]["servers"], 0, d)
             self.assertTrue(d["environment"]["readings"])
         # A second execution in the same folder (a rerun) creates its files in a directory of its own.
         rc, err, again, _ = self.runs("again")

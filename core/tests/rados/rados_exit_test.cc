@@ -2,13 +2,13 @@
 // status and skips the teardown registered before it connected, which raced with librados's
 // threads (the tools aborted at exit now and then). Needs ctest's cluster (CEPH_CONF), as
 // rados_fs_test.cc does; each death test runs in a process of its own, started afresh.
-#include "rados/rados_cluster.h"
-
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
 #include <gtest/gtest.h>
+
+#include "rados/rados_cluster.h"
 
 namespace deltameta {
 namespace {
