@@ -65,7 +65,7 @@ up() {
     why=${why##*$'\n'}
     if [ $SECONDS -ge $deadline ]; then
       report_placement_groups "$head_id" >&2
-      die "the pool deltameta did not answer in every placement group within $wait_s s of the nodes being ready (${why:-no answer within 40 s}; above: the groups not active and the OSDs' last log lines)"
+      die "the pool deltameta did not answer in every placement group within $wait_s s of the nodes being ready (${why:-no answer within 40 s}; above: what the monitor knows and the OSDs' last log lines)"
     fi
     sleep 1
   done
