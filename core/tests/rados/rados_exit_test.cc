@@ -9,14 +9,10 @@
 #include <gtest/gtest.h>
 
 #include "rados/rados_cluster.h"
+#include "test_pool.h"
 
 namespace deltameta {
 namespace {
-
-std::string Pool() {
-  const char* p = std::getenv("CEPH_POOL");
-  return p && *p ? p : "deltameta";
-}
 
 class RadosExitDeathTest : public testing::Test {
  protected:
@@ -29,7 +25,7 @@ TEST_F(RadosExitDeathTest, ExitAfterConnectingKeepsItsStatusAndSkipsEarlierTeard
       {
         std::atexit([] { std::abort(); });  // stands for the teardown librados races with
         std::string error;
-        if (RadosEnv(Pool(), &error) == nullptr) {
+        if (RadosEnv(TestPool(), &error) == nullptr) {
           std::fprintf(stderr, "%s\n", error.c_str());
           std::_Exit(5);
         }

@@ -20,14 +20,10 @@
 #include "deltameta/storage.h"
 #include "deltameta/store.h"
 #include "store/table_writer.h"
+#include "test_pool.h"
 
 namespace deltameta {
 namespace {
-
-std::string Pool() {
-  const char* p = std::getenv("CEPH_POOL");
-  return p && *p ? p : "deltameta";
-}
 
 std::string RandomBytes(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -43,7 +39,7 @@ class PoolObjects {
     EXPECT_EQ(rados_create(&cluster_, nullptr), 0);
     EXPECT_EQ(rados_conf_read_file(cluster_, nullptr), 0);
     EXPECT_EQ(rados_connect(cluster_), 0);
-    EXPECT_EQ(rados_ioctx_create(cluster_, Pool().c_str(), &io_), 0);
+    EXPECT_EQ(rados_ioctx_create(cluster_, TestPool().c_str(), &io_), 0);
   }
   ~PoolObjects() {
     rados_ioctx_destroy(io_);
@@ -68,7 +64,7 @@ class PoolObjects {
 class RadosFsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const std::string uri = "rados://" + Pool() + "/" +
+    const std::string uri = "rados://" + TestPool() + "/" +
                             ::testing::UnitTest::GetInstance()->current_test_info()->name() + "-" +
                             std::to_string(getpid());
     const Status s = StorageLocation::Resolve(uri, &root_);
@@ -171,7 +167,8 @@ TEST_F(RadosFsTest, TheObjectCacheKeepsWholeObjectsUpToItsSize) {
   // LRU cache split 8 MiB into 16 shards of 512 KiB, none of which kept a whole object:
   // every read went to RADOS again.)
   PoolObjects pool;
-  std::unique_ptr<rocksdb::Env> env = rocksdb::NewCompositeEnv(NewRadosFileSystem(pool.io(), Pool(), 1 << 20, 8 << 20));
+  std::unique_ptr<rocksdb::Env> env =
+      rocksdb::NewCompositeEnv(NewRadosFileSystem(pool.io(), TestPool(), 1 << 20, 8 << 20));
   const std::set<std::string> before = pool.Names();
   const std::string data = RandomBytes(4 << 20, 9);
   ASSERT_TRUE(rocksdb::WriteStringToFile(env.get(), data, P("four-objects")).ok());
@@ -363,7 +360,7 @@ TEST_F(RadosFsTest, ErrorsNameTheProblem) {
   std::string data;
   rocksdb::Status s = rocksdb::ReadFileToString(env_, P("victim"), &data);
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
-  EXPECT_NE(s.ToString().find("missing RADOS object " + Pool() + "/" + object), std::string::npos) << s.ToString();
+  EXPECT_NE(s.ToString().find("missing RADOS object " + TestPool() + "/" + object), std::string::npos) << s.ToString();
 }
 
 }  // namespace
