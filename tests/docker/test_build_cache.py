@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from conftest import BASE, IMAGE, git, run, scratch_repo
+from docker_helpers import BASE, IMAGE, git, run, scratch_repo
 
 TAG = IMAGE.rsplit(":", 1)[0] + ":cache-test"  # this module's own image, removed at the end
 

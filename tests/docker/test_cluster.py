@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import REPO, docker_unavailable, run, three_node_cluster
+from docker_helpers import ARCHIVE, ORIGINAL, REPO, docker_unavailable, run, three_node_cluster
 
 SMOKE = ["--configfile", "config/profiles/multi-node-smoke.yaml"]
 

@@ -11,7 +11,7 @@ import os
 import pytest
 import yaml
 
-from conftest import ARCHIVE, ORIGINAL, REPO, run
+from docker_helpers import ARCHIVE, ORIGINAL, REPO, run
 
 from workflows.launch import original_source
 

@@ -5,7 +5,7 @@ no compilers there either) it says so and waits, up to DELTAMETA_APT_WAIT second
 names the process it waited for."""
 import os
 
-from conftest import BASE, REPO, run
+from docker_helpers import BASE, REPO, run
 
 HOLD = ("python3 -c 'import fcntl, sys, time; f = open(\"/var/lib/dpkg/lock-frontend\", \"w\"); "
         "fcntl.lockf(f, fcntl.LOCK_EX); time.sleep(float(sys.argv[1]))' {} & sleep 1; ")

@@ -17,7 +17,7 @@ import tarfile
 
 import pytest
 
-from conftest import GIT_ID, REPO, git, run, scratch_repo
+from docker_helpers import GIT_ID, REPO, git, run, scratch_repo
 
 with open(os.path.join(REPO, "core", "CMakeLists.txt")) as _cmake:
     VERSION = re.search(r"project\(deltameta VERSION (\d+\.\d+\.\d+)", _cmake.read())[1]

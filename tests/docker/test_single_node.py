@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from conftest import DOCKER, build_image, docker_unavailable, run
+from docker_helpers import DOCKER, build_image, docker_unavailable, run
 
 
 def test_a_missing_output_folder_is_one_line_and_exit_2(image):

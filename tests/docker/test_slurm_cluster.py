@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from conftest import run, three_node_cluster
+from docker_helpers import ARCHIVE, ORIGINAL, run, three_node_cluster
 
 SMOKE = ["--configfile", "config/profiles/multi-node-smoke.yaml"]
 

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from conftest import REPO
+from workflow_helpers import REPO
 
 from workflows.results.appendix import CLAIMS_MARK, TIMES_MARK, fill, wall_seconds
 

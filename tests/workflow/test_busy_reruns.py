@@ -12,7 +12,7 @@ import sys
 from types import SimpleNamespace
 
 import pytest
-from conftest import BUILT, NO_MDWB, REPO, SMOKE, Workflow, interrupt_during_client
+from workflow_helpers import BUILT, NO_MDWB, REPO, SMOKE, Workflow, interrupt_during_client, with_pythonpath
 from test_claims import CLAIMS, measured_in
 from test_phase_environment import READINGS, TOOLS
 

@@ -13,7 +13,7 @@ import statistics
 
 import pytest
 
-from conftest import BUILT, NO_MDWB, RADOS, Workflow, ceph_daemons, deltameta_processes
+from workflow_helpers import BUILT, NO_MDWB, RADOS, Workflow, ceph_daemons, deltameta_processes
 
 from workflows.figures.paper import series_in
 from workflows.registry import SYSTEMS

@@ -9,7 +9,7 @@ import os
 import pytest
 import yaml
 
-from conftest import BUILT, NO_MDWB, REPO
+from workflow_helpers import BUILT, NO_MDWB, REPO
 
 from workflows.claims.check import MissingData, check, load_claims, table
 

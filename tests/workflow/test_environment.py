@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import REPO, mount_namespace
+from workflow_helpers import REPO, mount_namespace
 
 from workflows.claims.check import load_claims
 from workflows.environment import conditions, cpu, mounts, preflight, shm

@@ -2,7 +2,7 @@
 and no process left behind (also after a Ctrl-C of snakemake)."""
 import os
 
-from conftest import NO_MDWB, deltameta_processes, interrupt_during_client
+from workflow_helpers import NO_MDWB, deltameta_processes, interrupt_during_client
 
 
 def test_schema_rejects_bad_values_naming_the_key(workflow_in):

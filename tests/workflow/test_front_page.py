@@ -3,7 +3,7 @@ claim's verdict, `not comparable here` with what was violated apart from `failed
 environment, or the note that the results carry none (those made before it was measured)."""
 import os
 
-from conftest import REPO
+from workflow_helpers import REPO
 from test_claims import CONDITIONS, RESULTS, SYSTEMS, claim, measured_in
 
 from workflows.claims.check import check, load_claims

@@ -3,7 +3,7 @@ of the clone) is neither an untracked file to git (which would make every later 
 record git_dirty: true) nor part of the image's build context."""
 import subprocess
 
-from conftest import REPO
+from workflow_helpers import REPO
 
 
 def test_out_is_ignored_by_git():

@@ -4,7 +4,7 @@ one line naming the tool, the version installed there and how to switch those ru
 import json
 import os
 
-from conftest import NO_MDWB, REPO
+from workflow_helpers import NO_MDWB, REPO
 
 BUILT = os.path.join(REPO, "build", "core")
 

@@ -8,7 +8,7 @@ import os
 import re
 import subprocess
 
-from conftest import REPO
+from workflow_helpers import REPO
 
 import workflows
 

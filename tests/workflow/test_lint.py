@@ -9,7 +9,7 @@ import shutil
 import subprocess
 import sys
 
-from conftest import REPO
+from workflow_helpers import REPO
 
 BIN = os.path.dirname(sys.executable)
 # (file, lint title) -> why it stays

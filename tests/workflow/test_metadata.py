@@ -7,7 +7,7 @@ import re
 
 import yaml
 
-from conftest import REPO
+from workflow_helpers import REPO
 
 
 def read(name):

@@ -13,7 +13,7 @@ import tarfile
 
 import yaml
 
-from conftest import ARCHIVE, BOTH, REPO, need_archive
+from workflow_helpers import ARCHIVE, BOTH, BUILT, NO_MDWB, REPO, need_archive, tools_bin
 
 from workflows.launch import original_source
 

@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from conftest import BOTH, RADOS, REPO, Workflow
+from workflow_helpers import BOTH, RADOS, REPO, Workflow
 
 SCRIPT = os.path.join(REPO, "scripts", "ceph-cluster.sh")
 ORIGINAL_RUNS_PY = os.path.join(REPO, "core", "bench", "original_runs.py")

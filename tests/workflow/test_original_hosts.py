@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from conftest import REPO
+from workflow_helpers import REPO, tools_bin
 
 ORIGINAL_RUNS_PY = os.path.join(REPO, "core", "bench", "original_runs.py")
 

@@ -17,7 +17,7 @@ import sys
 import original_rados
 import pytest
 
-from conftest import BOTH, RADOS, REPO, Workflow, ceph_daemons
+from workflow_helpers import BOTH, RADOS, REPO, Workflow, ceph_daemons
 
 
 SCRIPT = os.path.join(REPO, "scripts", "ceph-cluster.sh")

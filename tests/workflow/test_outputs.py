@@ -3,7 +3,7 @@ project's tracked files alone (git status stays clean), never touches another pr
 outputs, and a run of one profile does not make another's outdated."""
 import os
 
-from conftest import BUILT, NO_MDWB, digests, git
+from workflow_helpers import BUILT, NO_MDWB, digests, git
 
 SMALL = {**NO_MDWB, "systems": ["indexfs-bulk"], "client_ranks": [1], "repetitions": 1, **BUILT}
 

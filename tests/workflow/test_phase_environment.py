@@ -14,7 +14,7 @@ import time
 from datetime import datetime, timezone
 
 import pytest
-from conftest import REPO
+from workflow_helpers import REPO, with_pythonpath
 from mpijobs import Sampler, procs
 
 from workflows.environment import mounts

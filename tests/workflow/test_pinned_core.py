@@ -12,7 +12,7 @@ import pytest
 import yaml
 from snakemake.utils import update_config
 
-from conftest import REPO
+from workflow_helpers import REPO
 
 from workflows.registry import tools_needed
 

@@ -6,7 +6,7 @@ import json
 import os
 import re
 
-from conftest import BUILT, NO_MDWB, run_on_an_overlay
+from workflow_helpers import BUILT, NO_MDWB, run_on_an_overlay
 
 CHEAP = {**BUILT, **NO_MDWB}
 UNTIL_FIRST_JOB = ("--until", "build_core")

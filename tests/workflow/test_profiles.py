@@ -8,7 +8,7 @@ import pytest
 import yaml
 from snakemake.utils import update_config, validate
 
-from conftest import REPO, Workflow
+from workflow_helpers import REPO, Workflow
 
 PROFILES = sorted(glob.glob(os.path.join(REPO, "config", "profiles", "*.yaml")))
 SCALE = os.path.join(REPO, "config", "profiles", "scale.yaml")

@@ -16,7 +16,8 @@ import time
 import pytest
 import yaml
 
-from conftest import BUILT, NO_MDWB, RADOS, SMOKE, Workflow, ceph_daemons, deltameta_processes, interrupt_during_client
+from workflow_helpers import (BUILT, NO_MDWB, RADOS, SMOKE, Workflow, ceph_daemons, deltameta_processes,
+                              interrupt_during_client)
 from test_reruns import planned_jobs
 from test_smoke_run import (PHASES, check_figures, check_results_table_and_report, check_second_run_is_a_no_op,
                             check_summary, check_validation_and_provenance)

@@ -14,7 +14,7 @@ import sys
 import runs
 import yaml
 
-from conftest import REPO, SMOKE
+from workflow_helpers import REPO, SMOKE
 
 from workflows.registry import DESIGNS, IMPLEMENTATIONS, MDWB_COLORS, PHASES, RUN_RULES, SYSTEMS, results_of
 from workflows.results.runs import result_file

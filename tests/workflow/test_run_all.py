@@ -2,7 +2,7 @@
 where relative paths start, exit 2, before anything is installed or run."""
 import subprocess
 
-from conftest import REPO
+from workflow_helpers import REPO
 
 
 def test_a_missing_configfile_is_one_line_and_exit_2():

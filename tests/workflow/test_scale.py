@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from conftest import BUILT, NO_MDWB, Workflow
+from workflow_helpers import BUILT, NO_MDWB, Workflow
 
 NS = [200, 400]
 PHASES = {("indexfs", "insert"), ("indexfs", "lstat"), ("deltafs", "insert"), ("deltafs", "compaction"),

@@ -4,7 +4,7 @@ configuration's README and the Snakefile's header all say so."""
 import os
 import subprocess
 
-from conftest import REPO
+from workflow_helpers import REPO
 
 ACTIVATE = "source .venv/bin/activate"
 

@@ -9,7 +9,7 @@ import subprocess
 from html.parser import HTMLParser
 
 import pytest
-from conftest import NO_MDWB
+from workflow_helpers import NO_MDWB
 
 FIGURES = ["insert_throughput", "lstat_throughput", "compaction_throughput", "end_to_end_time",
            "latency_quantiles", "cpu_per_mop", "claims", "scale_throughput"]

@@ -7,7 +7,7 @@ environments: this machine is not idle enough to promise valid conditions to a t
 import json
 import re
 
-from conftest import BUILT, NO_MDWB, run_on_an_overlay
+from workflow_helpers import BUILT, NO_MDWB, run_on_an_overlay
 
 CHEAP = {**BUILT, **NO_MDWB}
 UNTIL_CLAIMS = ("--until", "claims")
