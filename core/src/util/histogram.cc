@@ -12,13 +12,6 @@ uint64_t Histogram::BucketLow(int b) {
   return (kSubBuckets + sub) << (msb - 4);
 }
 
-void Histogram::Merge(const Histogram& o) {
-  for (int i = 0; i < kBuckets; i++) buckets_[i] += o.buckets_[i];
-  count_ += o.count_;
-  min_ = std::min(min_, o.min_);
-  max_ = std::max(max_, o.max_);
-}
-
 uint64_t Histogram::Quantile(double q) const {
   if (count_ == 0) return 0;
   q = std::clamp(q, 0.0, 1.0);

@@ -1,6 +1,7 @@
 // A fixed-size log-linear latency histogram (16 sub-buckets per power of two, so a
 // reported quantile is within ~3% of the true value). One per thread on hot paths;
-// histograms are merged once at phase end, never shared while recording.
+// histograms are merged once at phase end, across ranks through their raw state
+// (jobs/job_report.cc), never shared while recording.
 #pragma once
 
 #include <array>
@@ -19,7 +20,6 @@ class Histogram {
     if (value < min_) min_ = value;
     if (value > max_) max_ = value;
   }
-  void Merge(const Histogram& other);
 
   uint64_t count() const { return count_; }
   uint64_t min() const { return count_ ? min_ : 0; }

@@ -28,12 +28,17 @@ long RssAnonKib() {
   return kib;
 }
 
+// Rank r's latencies: r + 1 operations of (r + 1) ms each.
+void AddLatenciesOfRank(int r, Histogram* latency_ns) {
+  for (int i = 0; i <= r; i++) latency_ns->Add(static_cast<uint64_t>(r + 1) * 1000000);
+}
+
 // Rank r did r + 1 operations of (r + 1) ms each, one of which failed, in 1 + r seconds.
 RankPhase PhaseOfRank(int r) {
   RankPhase p;
   p.counters.ops = static_cast<uint64_t>(r) + 1;
   p.counters.failed = 1;
-  for (int i = 0; i <= r; i++) p.latency_ns.Add(static_cast<uint64_t>(r + 1) * 1000000);
+  AddLatenciesOfRank(r, &p.latency_ns);
   p.elapsed_s = 1.0 + r;
   p.cpu_s = 0.5;
   return p;
@@ -74,8 +79,8 @@ TEST(MergeRanks, SumsCountsAndTimesAndKeepsTheExtremes) {
   EXPECT_EQ(job.latency_ns.count(), ops);
   EXPECT_EQ(job.latency_ns.min(), 1000000u);
   EXPECT_EQ(job.latency_ns.max(), static_cast<uint64_t>(n) * 1000000);
-  Histogram all;
-  for (int r = 0; r < n; r++) all.Merge(PhaseOfRank(r).latency_ns);
+  Histogram all;  // every rank's latencies recorded in one histogram
+  for (int r = 0; r < n; r++) AddLatenciesOfRank(r, &all);
   EXPECT_EQ(job.latency_ns.buckets(), all.buckets());
 }
 

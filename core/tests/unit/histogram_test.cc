@@ -1,4 +1,4 @@
-// Tests histogram.h: bucket bounds, quantile accuracy, merging, and the empty histogram.
+// Tests histogram.h: bucket bounds, quantile accuracy, and the empty histogram.
 #include "util/histogram.h"
 
 #include <algorithm>
@@ -88,24 +88,6 @@ TEST(HistogramTest, QuantilesOfSmallValuesAreExact) {
   EXPECT_EQ(h.Quantile(0.5), 7u);
   EXPECT_EQ(h.Quantile(0.9), 13u);
   EXPECT_EQ(h.Quantile(1), 15u);
-}
-
-TEST(HistogramTest, MergeEqualsAddingToOne) {
-  std::mt19937_64 rng(3);
-  Histogram all, parts[3], merged;
-  for (int i = 0; i < 30000; i++) {
-    uint64_t v = rng() >> (rng() % 64);
-    all.Add(v);
-    parts[i % 3].Add(v);
-  }
-  merged.Merge(Histogram());
-  for (const auto& p : parts) merged.Merge(p);
-  merged.Merge(Histogram());
-  EXPECT_EQ(merged.buckets(), all.buckets());
-  EXPECT_EQ(merged.count(), all.count());
-  EXPECT_EQ(merged.min(), all.min());
-  EXPECT_EQ(merged.max(), all.max());
-  for (double q : {0.0, 0.5, 0.99, 1.0}) EXPECT_EQ(merged.Quantile(q), all.Quantile(q));
 }
 
 TEST(HistogramTest, EmptyHistogramReportsZero) {
