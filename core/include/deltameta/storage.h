@@ -32,8 +32,10 @@ class StorageLocation {
   // request that timed out, a local permission error) is returned as it is, never taken
   // for "missing".
   Status Exists() const;
-  // True if this is a directory holding at least one entry.
-  bool HasEntries() const;
+  // Sets *has to whether this is a directory holding at least one entry (false where
+  // nothing or a file is there); a listing that fails (a RADOS request that timed out, a
+  // parent that is a file) is returned as "cannot list URI: ...", never taken for "empty".
+  Status HasEntries(bool* has) const;
   // The names directly below this directory, sorted.
   Status ListChildren(std::vector<std::string>* names) const;
   // Creates this directory and any missing parents.

@@ -29,7 +29,9 @@ int Compact(const MpiSession& mpi, const CompactorFlags& flags, const StoreOptio
   Status s = FindOriginStores(flags.src_dir, &sources);
   StorageLocation dst;
   if (s.ok()) s = StorageLocation::Resolve(flags.dst_dir, &dst);
-  if (s.ok() && mpi.rank() == 0 && dst.HasEntries()) {
+  bool taken = false;
+  if (s.ok() && mpi.rank() == 0) s = dst.HasEntries(&taken).WithContext("cannot check that the destination is empty");
+  if (s.ok() && taken) {
     s = flags.overwrite ? dst.RemoveAll().WithContext("cannot clear destination " + flags.dst_dir)
                         : Status::InvalidArgument("destination " + flags.dst_dir +
                                                   " exists and is not empty: remove it or pass --overwrite=1");

@@ -67,9 +67,15 @@ Status StorageLocation::Exists() const {
   return FromRocksDb(s).WithContext("cannot tell whether " + uri_ + " exists");
 }
 
-bool StorageLocation::HasEntries() const {
+Status StorageLocation::HasEntries(bool* has) const {
+  *has = false;
+  bool is_dir = false;
+  const rocksdb::Status s = env_->IsDirectory(path_, &is_dir);
+  if (s.IsNotFound() || s.IsPathNotFound() || (s.ok() && !is_dir)) return Status::OK();  // nothing or a file
   std::vector<std::string> names;
-  return ListChildren(&names).ok() && !names.empty();
+  const Status listed = s.ok() ? ListChildren(&names) : FromRocksDb(s);
+  *has = !names.empty();
+  return listed.WithContext("cannot list " + uri_);
 }
 
 Status StorageLocation::ListChildren(std::vector<std::string>* names) const {

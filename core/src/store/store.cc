@@ -93,11 +93,14 @@ Status Store::Open(const std::string& uri, Mode mode, const StoreOptions& option
   std::unique_ptr<rocksdb::Env> read_only_env;
   StoreLayout layout = expected_layout;
   if (mode == Mode::kCreate) {
-    if (where.HasEntries()) {
+    bool taken = false;
+    Status s = where.HasEntries(&taken);
+    if (!s.ok()) return s.WithContext("cannot create a store");
+    if (taken) {
       return Status::InvalidArgument("a store already exists at " + uri +
                                      ": remove it, or open it with --use_existing_fs=1");
     }
-    Status s = where.CreateDirs();
+    s = where.CreateDirs();
     if (!s.ok()) return s.WithContext("cannot create store directory " + uri);
     o.error_if_exists = true;
     s = FromRocksDb(rocksdb::DB::Open(o, path, &db));

@@ -1,10 +1,12 @@
 // Tests store.h: create and read-only opens, their failures (a store of another layout
-// among them), persistence, and that a read-only open never modifies the store directory.
+// among them, and a storage location that cannot be listed), persistence, and that a
+// read-only open never modifies the store directory.
 #include "deltameta/store.h"
 
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <tuple>
 
 #include <gtest/gtest.h>
@@ -12,6 +14,7 @@
 #include <rocksdb/perf_level.h>
 
 #include "deltameta/key.h"
+#include "deltameta/storage.h"
 #include "temp_dir.h"
 
 namespace deltameta {
@@ -78,7 +81,9 @@ TEST_F(StoreTest, CreateWritesLayoutMarker) {
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(read.Describe(), layout_.Describe());
   EXPECT_EQ(read.kind, layout_.kind);
-  EXPECT_TRUE(store->location().HasEntries());
+  bool has = false;
+  ASSERT_TRUE(store->location().HasEntries(&has).ok());
+  EXPECT_TRUE(has);
 }
 
 TEST_F(StoreTest, CreateRefusesNonEmptyDirectory) {
@@ -93,6 +98,36 @@ TEST_F(StoreTest, CreateRefusesNonEmptyDirectory) {
   CreateWith(1);
   EXPECT_EQ(Open(Store::Mode::kCreate), nullptr);
   EXPECT_NE(error_.find("--use_existing_fs"), std::string::npos) << error_;
+}
+
+TEST_F(StoreTest, HasEntriesTellsNothingAndAFileFromEntries) {
+  StorageLocation where;
+  ASSERT_TRUE(StorageLocation::Resolve(path_, &where).ok());
+  bool has = true;
+  ASSERT_TRUE(where.HasEntries(&has).ok());
+  EXPECT_FALSE(has);
+  std::ofstream(path_) << "a file";
+  has = true;
+  ASSERT_TRUE(where.HasEntries(&has).ok());
+  EXPECT_FALSE(has);
+}
+
+// A listing that fails (here, for root too: the store's parent is a regular file) is
+// reported, never read as an empty directory to create the store in.
+TEST_F(StoreTest, CreateReportsAListingThatFails) {
+  std::ofstream(path_) << "a file";
+  StorageLocation where;
+  ASSERT_TRUE(StorageLocation::Resolve(path_ + "/db", &where).ok());
+  bool has = false;
+  const Status s = where.HasEntries(&has);
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(s.ToString().rfind("cannot list " + path_ + "/db: ", 0), 0u) << s.ToString();
+
+  std::unique_ptr<Store> store;
+  const Status created = Store::Open(path_ + "/db", Store::Mode::kCreate, StoreOptions(), layout_, &store);
+  EXPECT_EQ(store, nullptr);
+  EXPECT_EQ(created.ToString().rfind("cannot create a store: cannot list " + path_ + "/db: ", 0), 0u)
+      << created.ToString();
 }
 
 TEST_F(StoreTest, ReadOnlyRefusesMissingAndEmptyStores) {
