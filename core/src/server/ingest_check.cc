@@ -4,13 +4,13 @@
 #include <sys/stat.h>
 
 #include <memory>
-#include <regex>
 
 #include <rocksdb/sst_file_reader.h>
 
 #include "deltameta/key.h"
 #include "deltameta/layout.h"
 #include "deltameta/partition.h"
+#include "util/name_scanner.h"
 
 namespace deltameta {
 namespace {
@@ -25,10 +25,14 @@ std::string ParentOf(const std::string& path) {
 std::string Refusal(const StorageLocation& table, uint32_t partition, uint32_t partitions) {
   const std::string& path = table.path();
   const std::string name = path.substr(path.find_last_of('/') + 1);
-  static const std::regex kBulkTable("p([0-9]+)-[0-9]{6,}\\.sst");
-  std::smatch m;
-  if (!std::regex_match(name, m, kBulkTable)) return "not a bulk-insertion table (p<partition>-NNNNNN.sst)";
-  if (m[1] != std::to_string(partition)) return "a table of partition " + m[1].str() + ", not of this server's";
+  NameScanner bulk_table(name);
+  std::string_view named;  // the partition its name gives
+  if (!(bulk_table.Literal("p") && bulk_table.Digits(1, &named) && bulk_table.Literal("-") && bulk_table.Digits(6) &&
+        bulk_table.RestIs({".sst"}))) {
+    return "not a bulk-insertion table (p<partition>-NNNNNN.sst)";
+  }
+  if (named != std::to_string(partition))
+    return "a table of partition " + std::string(named) + ", not of this server's";
   if (!table.is_rados()) {
     struct stat st;
     if (lstat(path.c_str(), &st) != 0) return "no such file";

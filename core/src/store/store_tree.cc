@@ -5,23 +5,36 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <regex>
+#include <string_view>
 #include <vector>
 
 #include "deltameta/layout.h"
+#include "util/name_scanner.h"
 
 namespace deltameta {
 namespace {
 
-bool IsStoreFileName(const std::string& name) {
-  static const std::regex kRocksDbFile(
-      R"(CURRENT|IDENTITY|LOCK|LOG(\.old\.[0-9]+)?|MANIFEST-[0-9]+|OPTIONS-[0-9]+(\.dbtmp)?|[0-9]+\.(log|sst|blob|dbtmp)|p[0-9]+-[0-9]+\.sst)");
-  return name == kLayoutFileName || std::regex_match(name, kRocksDbFile);
+// What RocksDB writes in a store: CURRENT, IDENTITY, LOCK, LOG, LOG.old.<N>, MANIFEST-<N>,
+// OPTIONS-<N>[.dbtmp], <N>.log|sst|blob|dbtmp; and bulk insertion's p<N>-<N>.sst tables.
+bool IsRocksDbFileName(std::string_view name) {
+  if (name == "CURRENT" || name == "IDENTITY" || name == "LOCK" || name == "LOG") return true;
+  NameScanner old_log(name), manifest(name), options(name), numbered(name), table(name);
+  return (old_log.Literal("LOG.old.") && old_log.Digits() && old_log.AtEnd()) ||
+         (manifest.Literal("MANIFEST-") && manifest.Digits() && manifest.AtEnd()) ||
+         (options.Literal("OPTIONS-") && options.Digits() && options.RestIs({"", ".dbtmp"})) ||
+         (numbered.Digits() && numbered.RestIs({".log", ".sst", ".blob", ".dbtmp"})) ||
+         (table.Literal("p") && table.Digits() && table.Literal("-") && table.Digits() && table.RestIs({".sst"}));
 }
+
+bool IsStoreFileName(const std::string& name) { return name == kLayoutFileName || IsRocksDbFileName(name); }
 
 // r<N>: a rank's store or table directory; staging-r<N>: the tables a compactor rank had
 // not yet ingested when it stopped.
-bool IsRankName(const std::string& name) { return std::regex_match(name, std::regex("(staging-)?r[0-9]+")); }
+bool IsRankName(const std::string& name) {
+  NameScanner rank(name);
+  rank.Literal("staging-");
+  return rank.Literal("r") && rank.Digits() && rank.AtEnd();
+}
 
 bool IsDir(const StorageLocation& where) {
   bool dir = false;

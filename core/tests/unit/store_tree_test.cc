@@ -44,6 +44,35 @@ void MakeStore(const std::string& dir) {
   }
 }
 
+TEST(StoreTreeTest, KnowsEveryNameRocksDbWritesAndNoNearMiss) {
+  TempDir tmp;
+  StoreTree tree;
+  for (const char* name :
+       {"LOG.old.1764300000123456", "OPTIONS-000011.dbtmp", "000013.blob", "000014.dbtmp", "p3-000002.sst"}) {
+    const std::string store = tmp.path() + "/ok-" + name + "/r0";
+    MakeStore(store);
+    Touch(store + "/" + name);
+    EXPECT_EQ(Remove(tmp.path() + "/ok-" + name, true, &tree), "") << name;
+  }
+  for (const char* name : {"LOG.old.", "LOG.old", "LOGS", "MANIFEST-", "MANIFEST-5x", "OPTIONS-7.tmp", "12.txt",
+                           "12.sst.bak", ".sst", "p1-.sst", "p-000001.sst", "px-000001.sst", "CURRENT~"}) {
+    const std::string store = tmp.path() + "/near-" + name + "/r0";
+    MakeStore(store);
+    Touch(store + "/" + name);
+    EXPECT_NE(Remove(tmp.path() + "/near-" + name, false, &tree).find("is not a file deltameta or RocksDB writes"),
+              std::string::npos)
+        << name;
+    EXPECT_TRUE(fs::exists(store + "/" + name)) << name << " was removed";
+  }
+  for (const char* dir : {"r", "rx", "staging-", "staging-r", "staging-rr1", "xr1"}) {
+    const std::string root = tmp.path() + "/dir-" + dir;
+    MakeStore(root + "/r0");
+    MakeStore(root + "/" + dir);
+    EXPECT_NE(Remove(root, false, &tree), "") << dir << " was taken for a rank's directory";
+    EXPECT_TRUE(fs::exists(root + "/" + dir)) << dir;
+  }
+}
+
 TEST(StoreTreeTest, RemovesAStoreRootAndCountsIt) {
   TempDir tmp;
   const std::string root = tmp.path() + "/svr";
