@@ -25,13 +25,13 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import tarfile
 import time
 
 import pytest
 import yaml
+from guide import free_port
 
 from spack_helpers import REPO, UPSTREAM, installed_prefix, run, stop
 
@@ -115,12 +115,6 @@ def results(out):
     return {m.group(1): int(m.group(2)) for m in RESULT.finditer(out)}
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_installs_the_three_tools_from_the_mirror(proto_env):
     spack, env, prefix = proto_env["spack"], proto_env["env"], proto_env["prefix"]
     for tool in TOOLS:
@@ -149,8 +143,10 @@ def test_guide_run3_write_and_compaction(proto_env, tmp_path):
 
 
 def test_guide_run1_servers_and_clients(proto_env, tmp_path):
-    """Run 1 (IndexFS): 2 deltafs_bm_svr ranks on a free info port (not the guide's 10086,
-    which another test may hold), 2 deltafs_bm_cli ranks inserting and stating 500 files each."""
+    """Run 1 (IndexFS): 2 deltafs_bm_svr ranks on a free info port below the kernel's
+    ephemeral range (guide.free_port: not the guide's 10086, which another test may hold, nor
+    one the kernel may give any other test's server meanwhile), 2 deltafs_bm_cli ranks
+    inserting and stating 500 files each."""
     bin_dir, launcher, port = proto_env["bin"], proto_env["mpiexec"], free_port()
     log = tmp_path / "svr.out"
     (tmp_path / "run1").mkdir()  # the guide's mkdir -p /tmp/deltafs/run1

@@ -15,6 +15,7 @@ import time
 
 import pytest
 import yaml
+from store_markers import MARKER
 
 from workflow_helpers import (BUILT, NO_MDWB, RADOS, SMOKE, Workflow, ceph_daemons, deltameta_processes,
                               interrupt_during_client)
@@ -120,7 +121,7 @@ def test_every_store_was_in_rados_and_the_cluster_is_gone(rados_smoke):
 def write_marker(origin, conf):
     """A DeltaFS origin marker naming a store of the cluster of `conf` (core/bench/store_markers.py)."""
     os.makedirs(origin)
-    with open(os.path.join(origin, "store.json"), "w") as f:
+    with open(os.path.join(origin, MARKER), "w") as f:
         json.dump({"uri": ROOT + "gone", "ceph_conf": conf, "fsid": "00000000-0000-0000-0000-000000000000"}, f)
 
 
@@ -132,7 +133,7 @@ def test_only_the_markers_of_other_clusters_are_removed(tmp_path, monkeypatch, c
     write_marker(os.path.join(run, "origin"), "/kept/ceph.conf")
     write_marker(os.path.join(run, "r2", "compacted"), "/gone/ceph.conf")
     remove_markers(keep="/kept/ceph.conf")
-    assert os.path.isfile(os.path.join(run, "origin", "store.json"))
+    assert os.path.isfile(os.path.join(run, "origin", MARKER))
     assert not os.path.exists(os.path.join(run, "r2", "compacted"))
     assert f"RADOS store of {os.path.join(run, 'r2', 'compacted')} is gone with the cluster" in capsys.readouterr().err
     remove_markers()
@@ -154,7 +155,7 @@ def test_markers_go_with_their_cluster_and_a_dry_run_removes_nothing(rados_workf
     # behind (e.g. by a host that went down with its cluster) stays through a dry run.
     write_marker(wf.path(origin), wf.path("results", "ceph", "ceph.conf"))
     res = wf.run("--dry-run", overrides=small)
-    assert res.returncode == 0 and os.path.exists(wf.path(origin, "store.json"))
+    assert res.returncode == 0 and os.path.exists(wf.path(origin, MARKER))
     assert "is gone with the cluster" not in res.stderr and ceph_daemons(wf.workdir) == []
 
 
@@ -182,16 +183,19 @@ def test_watchdog_stops_the_cluster_and_removes_its_markers_when_snakemake_dies(
             proc.kill()
 
 
-def free_port():
+@pytest.fixture
+def refused_port():
+    """A TCP port of 127.0.0.1 that refuses connections while the test runs: bound, never
+    listening (a port merely found free may be given meanwhile to a server that answers)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        yield s.getsockname()[1]
 
 
-def test_unreachable_cluster_fails_with_the_core_message(workflow_in):
+def test_unreachable_cluster_fails_with_the_core_message(workflow_in, refused_port):
     conf = workflow_in.path("nowhere.conf")
     with open(conf, "w") as f:
-        f.write(f"[global]\nmon host = v2:127.0.0.1:{free_port()}\nauth client required = none\n")
+        f.write(f"[global]\nmon host = v2:127.0.0.1:{refused_port}\nauth client required = none\n")
     start = time.monotonic()
     res = workflow_in.run(overrides={**NO_MDWB, "storage": "rados", "systems": ["indexfs"], "client_ranks": [1],
                                      "repetitions": 1, "rados": {"conf": conf}, **BUILT},

@@ -202,11 +202,16 @@ def snapshot(root):
     return snap
 
 
-def free_port():
-    """A TCP port on 127.0.0.1 that nothing listens on (bound, then closed)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def refused_port(test):
+    """A TCP port of 127.0.0.1 that refuses connections until `test` ends: bound, never
+    listening, closed by the test's cleanup. A port merely found free (bound, then closed)
+    is one the kernel may give the next server of another test that asks for any port, and
+    a client sent there to fail would then talk to that server (the likely way a test's
+    namespace once held 2,000 files more than its own job wrote)."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    test.addCleanup(s.close)
+    return s.getsockname()[1]
 
 
 # --- wire format (core/src/format/wire.h) ---

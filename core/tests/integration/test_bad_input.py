@@ -99,7 +99,7 @@ class BadInput(unittest.TestCase):
         job.kill()
 
     def test_bad_store_setting(self):
-        closed = "tcp://127.0.0.1:%d" % harness.free_port()
+        closed = "tcp://127.0.0.1:%d" % harness.refused_port(self)
         args = {"deltameta_server": flags(db=self.s.path("never"), info_port=0),
                 "deltameta_client": flags(info_svr_uri=closed, rpc_timeout=1),
                 "deltameta_compactor": flags(src_dir=self.origin, dst_dir=self.s.path("never"))}
@@ -200,7 +200,7 @@ class BadInput(unittest.TestCase):
         self.assertEqual(sorted(os.listdir(dst)), ["r0", "r1"])
 
     def test_client_unreachable_server(self):
-        address = "127.0.0.1:%d" % harness.free_port()
+        address = "127.0.0.1:%d" % harness.refused_port(self)
         r = self.s.client("unreachable", 2, flags(info_svr_uri="tcp://" + address, rpc_timeout=2), timeout=30)
         self.assertNotEqual(r.rc, 0, r)
         self.assertLess(r.elapsed, 10, r)

@@ -35,7 +35,7 @@ class RadosErrors(unittest.TestCase):
     def test_unreachable_cluster_fails_within_the_timeout(self):
         conf = self.s.path("nowhere.conf")
         with open(conf, "w") as f:
-            f.write("[global]\nmon host = v2:127.0.0.1:%d\nauth client required = none\n" % harness.free_port())
+            f.write("[global]\nmon host = v2:127.0.0.1:%d\nauth client required = none\n" % harness.refused_port(self))
         r = self.write("nowhere", "rados://%s/x" % POOL, {"CEPH_CONF": conf, "DELTAMETA_RADOS_TIMEOUT": 3})
         self.assert_fails(r, "cannot reach the Ceph cluster of %s within 3 s" % conf, 30)
         self.assertIn("scripts/ceph-cluster.sh start", r.err)
