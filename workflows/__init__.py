@@ -17,8 +17,12 @@ one listed after it:
   mdworkbench/  the MD-Workbench runs: read, checked, summarised, drawn
 
 Beside the wings: rules/ (the Snakemake rules), scripts/ (each rule's script: entry point,
-named after its rule), bin/ (the programs the workflow starts: a run's launcher and mpiexec
-under Slurm, the throw-away Ceph cluster's watchdog) and report/ (the report's captions).
+named after its rule), bin/ (the command-line programs, the package's only ones, each run by
+path with the package on PYTHONPATH: those the workflow starts, a run's launcher and mpiexec
+under Slurm (slurm_run.py, srun_mpiexec.py), a run rerun while the machine was busy
+(rerun_when_busy.py) and the throw-away Ceph cluster's watchdog (rados_watchdog.py); and the
+original's build from its release archive, which the image's build runs
+(build_original_tools.py)) and report/ (the report's captions).
 
 Beneath the package: the core's benchmarks, core/bench, whose programs the workflow starts
 by path (runs.py and original_runs.py the runs, store_markers.py the removal of the markers

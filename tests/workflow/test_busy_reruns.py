@@ -38,9 +38,8 @@ sys.exit(status)
 
 
 def rerun_when_busy(tmp_path, bound, reruns, command):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([REPO, os.path.join(REPO, "core", "bench")]))
     return subprocess.run([sys.executable, RERUN_WHEN_BUSY, "--reruns", str(reruns), "--bound", str(bound),
-                           *command], capture_output=True, text=True, timeout=600, env=env, cwd=tmp_path)
+                           *command], capture_output=True, text=True, timeout=600, env=with_pythonpath(), cwd=tmp_path)
 
 
 def fake_run(tmp_path, bound, reruns=2, status=0):

@@ -1,8 +1,10 @@
 """The workflow's Python keeps the layout workflows/__init__.py describes: its wings import
 the package's root and the wings listed before their own, never one listed after it, and
 the root imports no wing; core/bench, beneath it, imports nothing of it; every rule's
-script: is a shim in workflows/scripts/ named after its rule; and no Python file of the
-project edits sys.path."""
+script: is a shim in workflows/scripts/ named after its rule; the command-line programs are
+those in workflows/bin/, each named in that docstring; the top-level README's map from each
+design to its code names only paths that exist; and no Python file of the project edits
+sys.path."""
 import ast
 import os
 import re
@@ -70,6 +72,30 @@ def test_every_script_is_a_shim_named_after_its_rule():
         assert len(code) == 2 and code[0].startswith("from workflows.") and code[1].startswith("main(snakemake)"), \
             f"{path} is more than a shim: {code}"
     assert sorted(os.listdir(os.path.join(PACKAGE, "scripts"))) == sorted(f"{r}.py" for r in scripts)
+
+
+def test_command_line_programs_are_in_bin_and_named_in_the_docstring():
+    bin_dir = os.path.join(PACKAGE, "bin")
+    programs = sorted(name for name in os.listdir(bin_dir) if name.endswith(".py"))
+    unnamed = [p for p in programs if not re.search(rf"\b{re.escape(p)}\b", workflows.__doc__)]
+    assert programs and not unnamed, f"programs in workflows/bin/ that workflows/__init__.py does not name: {unnamed}"
+    entries = []
+    for top, _, files in os.walk(PACKAGE):
+        for name in files:
+            if name.endswith(".py"):
+                with open(os.path.join(top, name)) as f:
+                    if re.search(r"^if __name__ == .__main__.:", f.read(), re.M):
+                        entries.append(os.path.relpath(os.path.join(top, name), PACKAGE))
+    assert sorted(entries) == [os.path.join("bin", p) for p in programs]
+
+
+def test_the_readmes_design_map_names_only_paths_that_exist():
+    with open(os.path.join(REPO, "README.md")) as f:
+        section = f.read().split("### Where each design lives\n", 1)[1].split("\n## ", 1)[0]
+    paths = set(re.findall(r"`((?:core|workflows)/[^`\s]*)`", section))
+    assert "workflows/rules/original.smk" in paths, "the map lacks the second implementation, the original"
+    missing = sorted(p for p in paths if not os.path.exists(os.path.join(REPO, p)))
+    assert not missing, f"README.md's map names paths that do not exist: {missing}"
 
 
 def test_the_core_benchmarks_import_nothing_of_the_workflow():

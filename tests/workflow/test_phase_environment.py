@@ -120,7 +120,7 @@ def test_processes_serving_the_run_count_as_its_own():
                              check=True).stdout)
     try:
         res = subprocess.run([sys.executable, "-c", SAMPLE_SERVING, str(pid)], capture_output=True, text=True,
-                             timeout=60, env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "core", "bench")))
+                             timeout=60, env=with_pythonpath())
     finally:
         os.kill(pid, signal.SIGKILL)
     assert res.returncode == 0, res.stderr
@@ -168,7 +168,7 @@ def test_a_serving_process_that_ends_takes_back_none_of_its_cpu():
         time.sleep(0.3)  # CPU used before the sampler starts is not the run's
         sampler = subprocess.Popen([sys.executable, "-c", SAMPLE_ENDING, str(hog.pid)], stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True,
-                                   env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "core", "bench")))
+                                   env=with_pythonpath())
         assert sampler.stdout.readline() == "watching\n", sampler.stderr.read()
         watched_from = procs.cpu_seconds(hog.pid)
         deadline = time.monotonic() + 60
@@ -231,7 +231,7 @@ def test_a_phases_servers_cpu_is_what_they_used_around_it():
     try:
         before = procs.cpu_seconds(pid)
         res = subprocess.run([sys.executable, "-c", SAMPLE_SERVERS, str(pid)], capture_output=True, text=True,
-                             timeout=60, env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "core", "bench")))
+                             timeout=60, env=with_pythonpath())
         used = procs.cpu_seconds(pid) - before
     finally:
         os.kill(pid, signal.SIGKILL)

@@ -9,10 +9,7 @@ nothing half-built. Records where the tools are, and what was built from what, i
 results/original/tools.json (provenance.json names them).
 
 The image's build (docker/Dockerfile) runs the same build from the command line:
-  python3 -m workflows.launch.build_original ARCHIVE OUT_DIR
-checked against config/config.yaml's original.sha256; the tools in OUT_DIR/install/bin,
-the record in OUT_DIR/tools.json, the build's log in OUT_DIR/build.log."""
-import argparse
+workflows/bin/build_original_tools.py (from_source, write_record)."""
 import hashlib
 import json
 import os
@@ -176,25 +173,3 @@ def installed(bin_dir):
             build = json.load(f)
         record.update({k: build[k] for k in ("sha256", "archive_sha256", "commit", "cmake")})
     return record
-
-
-def cli():
-    """The command-line entry (the module's comment)."""
-    import yaml
-
-    ap = argparse.ArgumentParser(prog="python3 -m workflows.launch.build_original")
-    ap.add_argument("archive", help=f"the release archive ({release.ARCHIVE}) or its source tree")
-    ap.add_argument("out_dir", help="where the tools (install/bin) and tools.json go")
-    args = ap.parse_args()
-    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    with open(os.path.join(repo, "config", "config.yaml")) as f:
-        sha256 = yaml.safe_load(f)["original"]["sha256"]
-    out_dir = os.path.abspath(args.out_dir)
-    os.makedirs(out_dir, exist_ok=True)
-    with open(os.path.join(out_dir, "build.log"), "w") as log:
-        record = from_source(os.path.abspath(args.archive), sha256, repo, os.cpu_count(), out_dir, log)
-    write_record(record, "source", os.path.join(out_dir, "tools.json"))
-
-
-if __name__ == "__main__":
-    cli()
