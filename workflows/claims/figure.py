@@ -10,9 +10,9 @@ import math
 import textwrap
 
 from workflows.claims.check import counts_text
-from workflows.figures.style import NO_LABELS, RATIO_LABELS, plt, save
+from workflows.figures.style import AGREEMENT, NO_LABELS, RATIO_LABELS, plt, save
 
-COLORS = {"held": "#2a9d4b", "failed": "#c0392b", "not comparable here": "#d68910", "not tested": "#777777"}
+COLORS = {"held": AGREEMENT, "failed": "#c0392b", "not comparable here": "#d68910", "not tested": "#777777"}
 
 
 def panel(ax, r):

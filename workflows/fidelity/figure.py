@@ -1,6 +1,6 @@
 """Rule fidelity's figure: ours over the original's, per claim (top) and per phase
 (bottom), against the client ranks, on a log axis with the agreement band shaded."""
-from workflows.figures.style import NO_LABELS, RATIO_LABELS, outside_legend, plt, save
+from workflows.figures.style import AGREEMENT, NO_LABELS, RATIO_LABELS, outside_legend, plt, save
 
 MARKERS = "osD^v<>pXh*"
 
@@ -10,7 +10,7 @@ def panel(ax, rows, tolerance, title):
     for i, what in enumerate(whats):
         pts = sorted((r["client_ranks"], r["ours_over_original"]) for r in rows if r["what"] == what)
         ax.plot([x for x, _ in pts], [q for _, q in pts], marker=MARKERS[i % len(MARKERS)], label=what)
-    ax.axhspan(1 / tolerance, tolerance, color="#2a9d4b", alpha=0.08, label=f"agree (within {tolerance:g}x)")
+    ax.axhspan(1 / tolerance, tolerance, color=AGREEMENT, alpha=0.08, label=f"agree (within {tolerance:g}x)")
     ax.axhline(1, color="#555555", linewidth=0.8, linestyle=":")
     ax.set_yscale("log")
     ax.yaxis.set_major_formatter(RATIO_LABELS)

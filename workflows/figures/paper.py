@@ -11,12 +11,12 @@ alone, since the original prints no quantiles, and says so."""
 from matplotlib.patches import Patch
 from repetitions import median_range
 
-from workflows.figures.style import log_axis, median_with_range, outside_legend, plt, save
+from workflows.figures.style import (PHASE_HATCHES, PHASE_LINES, log_axis, median_with_range, outside_legend, plt,
+                                     range_over_bar, save)
 from workflows.registry import IMPLEMENTATIONS, PHASES, SYSTEMS
 from workflows.results.summary import at_largest_n, implementations_of, load, ns_of, ranks_of, select
 
 QUANTS = ["min", "q1", "median", "q3", "q90", "q99", "max"]
-HATCHES = {"insert": "", "compaction": "//", "lstat": ".."}
 N_STYLES = ["-", "--", ":", "-."]  # line style of each files per rank, when there are several
 
 
@@ -101,7 +101,7 @@ def end_to_end(rows, out):
             if not reps:
                 continue
             totals = [sum(r["elapsed_s"] for r in select(mine, client_ranks=x, repetition=rep)) for rep in reps]
-            total, lo, hi = median_range(totals)
+            total = range_over_bar(ax, j + i * width, totals)
             # The bar is the median total, split in the proportions of the phases' medians.
             parts = {p: median_range(r["elapsed_s"] for r in select(mine, client_ranks=x, phase=p))[0]
                      for p in PHASES}
@@ -109,12 +109,9 @@ def end_to_end(rows, out):
             scale = total / sum(parts.values())
             bottom = 0.0
             for phase, v in parts.items():
-                ax.bar(j + i * width, v * scale, width, bottom=bottom, color=SYSTEMS[s].color, hatch=HATCHES[phase],
-                       edgecolor="white", alpha=alpha)
+                ax.bar(j + i * width, v * scale, width, bottom=bottom, color=SYSTEMS[s].color,
+                       hatch=PHASE_HATCHES[phase], edgecolor="white", alpha=alpha)
                 bottom += v * scale
-            ax.errorbar(j + i * width, total, yerr=[[total - lo], [hi - total]], color="black", capsize=3)
-            ax.plot([j + i * width] * len(totals), totals, linestyle="none", marker=".", markersize=3, color="black",
-                    alpha=0.5)
     ax.set_xticks([j + width * (len(series) - 1) / 2 for j in range(len(ranks))], [str(x) for x in ranks])
     ax.set_xlabel("client ranks")
     ax.set_ylabel("job time (s)")
@@ -122,7 +119,7 @@ def end_to_end(rows, out):
     ax.set_title(f"End-to-end time{at_n}: write (+ compaction) + read; median, range, repetitions")
     handles = [Patch(color=SYSTEMS[s].color, alpha=1.0 if IMPLEMENTATIONS[impl].filled else 0.45, label=label)
                for s, impl, label in series]
-    handles += [Patch(facecolor="#777777", edgecolor="white", hatch=HATCHES[p], label=p) for p in PHASES]
+    handles += [Patch(facecolor="#777777", edgecolor="white", hatch=PHASE_HATCHES[p], label=p) for p in PHASES]
     outside_legend(ax, handles=handles, fontsize=8)
     save_as(fig, "end_to_end_time", out)
 
@@ -139,14 +136,13 @@ def latency(rows, out):
     fig, ax = plt.subplots(figsize=(8, 3.8))
     rows, note = ours_only(rows)
     top_rows, top = at_largest_scale(rows)
-    styles = {"insert": "-", "lstat": "--"}
     for s in systems_in(top_rows):
         for phase in ("insert", "lstat"):
             pts = select(top_rows, system=s, phase=phase)
             if not pts:
                 continue
             groups = [[r[f"lat_{q}_us"] for r in pts if r[f"lat_{q}_us"] != ""] for q in QUANTS]
-            median_with_range(ax, range(len(QUANTS)), groups, color=SYSTEMS[s].color, linestyle=styles[phase],
+            median_with_range(ax, range(len(QUANTS)), groups, color=SYSTEMS[s].color, linestyle=PHASE_LINES[phase],
                               marker=SYSTEMS[s].marker, label=f"{SYSTEMS[s].label} {phase}")
     log_axis(ax)
     ax.set_xticks(range(len(QUANTS)), QUANTS)
@@ -175,13 +171,11 @@ def cpu(rows, out):
             totals = [(r["cpu_clients_s"] + r["cpu_servers_s"]) / r["ops"] * 1e6 for r in pts]
             share = median_range(r["cpu_clients_s"] / (r["cpu_clients_s"] + r["cpu_servers_s"]) for r in pts
                                  if r["cpu_clients_s"] + r["cpu_servers_s"] > 0)[0]
-            total, lo, hi = median_range(totals)
+            total = range_over_bar(ax, x, totals)
             share = share if share == share else 1.0
             ax.bar(x, total * share, color=SYSTEMS[s].color, alpha=alpha)
             ax.bar(x, total * (1 - share), bottom=total * share, color=SYSTEMS[s].color, alpha=0.45 * alpha, hatch="//",
                    edgecolor="white")
-            ax.errorbar(x, total, yerr=[[total - lo], [hi - total]], color="black", capsize=3)
-            ax.plot([x] * len(totals), totals, linestyle="none", marker=".", markersize=3, color="black", alpha=0.5)
             labels.append(f"{SYSTEMS[s].short} {phase}" + (" (original)" if several and impl == "original" else "")
                           + (f" ({SYSTEMS[s].sampled_servers} from /proc)" if SYSTEMS[s].sampled_servers else ""))
             x += 1

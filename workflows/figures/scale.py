@@ -7,13 +7,12 @@ import csv
 
 from repetitions import median_range
 
-from workflows.figures.style import NO_LABELS, log_axis, median_with_range, outside_legend, plt, save
+from workflows.figures.style import NO_LABELS, PHASE_LINES, log_axis, median_with_range, outside_legend, plt, save
 from workflows.registry import PHASES, SYSTEMS
 from workflows.results.summary import load, select
 
 COLUMNS = ["system", "phase", "client_ranks", "files_per_rank", "total_files", "repetitions", "median_mops",
            "min_mops", "max_mops"]
-STYLES = {"insert": "-", "compaction": "-.", "lstat": "--"}
 
 
 def points(rows):
@@ -39,7 +38,7 @@ def draw(pts, pdf, png):
             line = [p for p in pts if (p["system"], p["phase"]) == (s, phase)]
             if line:
                 median_with_range(ax, [p["total_files"] for p in line], [p["reps"] for p in line],
-                                  color=SYSTEMS[s].color, marker=SYSTEMS[s].marker, linestyle=STYLES[phase],
+                                  color=SYSTEMS[s].color, marker=SYSTEMS[s].marker, linestyle=PHASE_LINES[phase],
                                   label=f"{SYSTEMS[s].label} {phase}")
     ax.set_xscale("log")
     totals = sorted({p["total_files"] for p in pts})

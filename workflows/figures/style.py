@@ -1,8 +1,9 @@
 """The one style of every figure (rules figures, scale_figure, claims_figure, floor,
-mdworkbench_figure, projection): matplotlib without a display and its settings, saving in
-both formats, tick labels (plain numbers, ratios, none), a log axis with plain numbers, the
-median with its range and every repetition, and a legend outside the axes. Each system's colour and marker are the
-registry's (SYSTEMS, MDWB_COLORS)."""
+mdworkbench_figure, projection, fidelity): matplotlib without a display and its settings,
+saving in both formats, tick labels (plain numbers, ratios, none), a log axis with plain
+numbers, the median with its range and every repetition (on a line, or over a bar), a
+legend outside the axes, each phase's line style, hatch and marker, and the colour of
+agreement. Each system's colour and marker are the registry's (SYSTEMS, MDWB_COLORS)."""
 import matplotlib
 
 matplotlib.use("Agg")
@@ -13,6 +14,13 @@ from repetitions import median_range  # noqa: E402
 
 plt.rcParams.update({"font.size": 10, "axes.grid": True, "grid.alpha": 0.3, "figure.dpi": 100,
                      "savefig.bbox": "tight", "axes.spines.top": False, "axes.spines.right": False})
+
+# Each phase (registry.PHASES) drawn alike in every figure: its line, its bars' hatch, and
+# its marker where the colour is the system's.
+PHASE_LINES = {"insert": "-", "compaction": "-.", "lstat": "--"}
+PHASE_HATCHES = {"insert": "", "compaction": "//", "lstat": ".."}
+PHASE_MARKERS = {"insert": "o", "compaction": "s", "lstat": "^"}
+AGREEMENT = "#2a9d4b"  # green: a claim that held, ours within the tolerance of the original
 
 PLAIN_NUMBERS = FuncFormatter(lambda v, _: f"{v:g}")  # tick labels: 0.5, 2, 100
 RATIO_LABELS = FuncFormatter(lambda v, _: f"{v:g}x")  # 0.5x, 2x, 100x
@@ -52,6 +60,16 @@ def median_with_range(ax, xs, groups, **style):
         spread = [x + gap * (0.06 + 0.04 * i) for i in range(len(g))]
         ax.plot(spread, g, linestyle="none", marker="o", markersize=3, markerfacecolor="none", markeredgewidth=0.8,
                 alpha=0.8, color=style.get("color"))
+
+
+def range_over_bar(ax, x, values):
+    """Draws, over a bar at x, a black bar from the lowest of `values` (a list, one per
+    repetition) to the highest and each value as a small dot on it; returns their median,
+    the bar's height."""
+    med, lo, hi = median_range(values)
+    ax.errorbar(x, med, yerr=[[med - lo], [hi - med]], color="black", capsize=3)
+    ax.plot([x] * len(values), values, linestyle="none", marker=".", markersize=3, color="black", alpha=0.5)
+    return med
 
 
 def outside_legend(ax, **kw):

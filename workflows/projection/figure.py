@@ -3,11 +3,9 @@ configuration beside the run-to-run range of the measurement, (b) each design's 
 throughput against client nodes (faint, and named so, where its fit is unreliable:
 reliability.py), (c) the projected DeltaFS / IndexFS ratios beside the
 paper's published ones (paper/claims.yaml's paper_value). Labelled as a model throughout."""
-from workflows.figures.style import PLAIN_NUMBERS, RATIO_LABELS, plt, save
+from workflows.figures.style import PHASE_LINES, PHASE_MARKERS, PLAIN_NUMBERS, RATIO_LABELS, plt, save
 from workflows.registry import SYSTEMS
 
-LINES = {"insert": "-", "compaction": "--", "lstat": ":"}
-MARKERS = {"insert": "o", "compaction": "s", "lstat": "^"}
 RATIOS = {"insert": ("DeltaFS / IndexFS insert", "-"),
           "insert_and_compaction": ("DeltaFS write + compaction / IndexFS insert", "--"),
           "cpu_per_create": ("IndexFS / DeltaFS CPU per create", ":")}
@@ -23,9 +21,9 @@ def errors(ax, points):
             x = g + (i - (len(pts) - 1) / 2) * 0.8 / max(len(pts), 1)
             lo, hi = p["measured_min_mops"] / p["measured_mops"] - 1, p["measured_max_mops"] / p["measured_mops"] - 1
             ax.plot([x, x], [100 * lo, 100 * hi], color="#bbbbbb", linewidth=4, solid_capstyle="butt")
-            ax.plot(x, 100 * p["error"], MARKERS[phase], color=color, markersize=5)
+            ax.plot(x, 100 * p["error"], PHASE_MARKERS[phase], color=color, markersize=5)
             if p["held_out_error"] is not None:
-                ax.plot(x, 100 * p["held_out_error"], MARKERS[phase], color=color, markersize=7, fillstyle="none")
+                ax.plot(x, 100 * p["held_out_error"], PHASE_MARKERS[phase], color=color, markersize=7, fillstyle="none")
             ax.annotate(str(p["client_ranks"]), (x, 100 * max(p["error"], hi)), xytext=(0, 3),
                         textcoords="offset points", ha="center", fontsize=6)
     ax.axhline(0, color="black", linewidth=0.8)
@@ -39,11 +37,11 @@ def throughputs(ax, projected, p, fit):
     for system, phase in dict.fromkeys((r["system"], r["phase"]) for r in projected):
         rows = [r for r in projected if (r["system"], r["phase"]) == (system, phase)]
         reliable = fit[(system, phase)]["reliable"]
-        ax.plot([r["nodes"] for r in rows], [r["mops"] for r in rows], LINES[phase], color=SYSTEMS[system].color,
+        ax.plot([r["nodes"] for r in rows], [r["mops"] for r in rows], PHASE_LINES[phase], color=SYSTEMS[system].color,
                 alpha=1.0 if reliable else 0.35,
                 label=f"{SYSTEMS[system].short} {phase}" + ("" if reliable else " (unreliable fit)"))
         for r in rows:
-            ax.plot(r["nodes"], r["mops"], MARKERS[phase], color=SYSTEMS[system].color, markersize=4,
+            ax.plot(r["nodes"], r["mops"], PHASE_MARKERS[phase], color=SYSTEMS[system].color, markersize=4,
                     fillstyle="full" if r["largest_regime"] else "none")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")

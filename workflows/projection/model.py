@@ -67,6 +67,8 @@ predicted / measured median - 1."""
 import statistics
 from typing import NamedTuple
 
+from repetitions import median_range
+
 SYNC_PHASES = {("indexfs", "insert"), ("indexfs", "lstat"), ("indexfs-bulk", "lstat"), ("deltafs", "lstat")}
 BOUNDS = ("client CPU", "server CPU", "latency", "storage", "shared host")
 REGIME_STEP = 0.15  # the rise of c_c + c_s between neighbouring levels of names per server that splits regimes
@@ -282,15 +284,14 @@ def validate(summary, storage, cores):
     points = []
     for cfg in sorted({config_of(r) for r in summary}):
         runs = [r for r in summary if config_of(r) == cfg]
-        values = [r["throughput_mops"] for r in runs]
-        measured = statistics.median(values)
+        measured, lowest, highest = median_range(r["throughput_mops"] for r in runs)
         row = dict(runs[0], ops=statistics.median(r["ops"] for r in runs))
         predicted, bound, regime = predict(inputs, row, cores)
         others = [r for r in summary if key(r) == cfg[:3] and config_of(r) != cfg]
         held = predict(fit(others, storage, cores), row, cores) if others else (None, None, None)
         points.append(dict(system=cfg[0], phase=cfg[1], across_hosts=cfg[2], client_ranks=cfg[3], servers=cfg[4],
                            files_per_rank=cfg[5], names_per_server=row_names(row), repetitions=len(runs),
-                           measured_mops=measured, measured_min_mops=min(values), measured_max_mops=max(values),
+                           measured_mops=measured, measured_min_mops=lowest, measured_max_mops=highest,
                            predicted_mops=predicted, error=error(predicted, measured), bound=bound, regime=regime,
                            held_out_mops=held[0], held_out_error=None if held[0] is None else error(held[0], measured),
                            held_out_bound=held[1], held_out_regime=held[2]))
