@@ -110,10 +110,7 @@ rule all:
         mdworkbench_outputs(),
         fidelity_outputs(),
         production_outputs(),
-        f"{OUT}/projection-inputs.csv",
-        f"{OUT}/projection-validation.csv",
-        f"{OUT}/projection.md",
-        expand("{out}/figures/projection.{ext}", out=OUT, ext=["pdf", "png"]),
+        projection_outputs(),
 
 
 # Under a cluster executor (config/profiles/slurm) these run where snakemake runs; only the

@@ -51,14 +51,11 @@ def test_smoke_run_draws_the_posix_floor_and_removes_its_files(smoke):
     assert all(float(r["bytes_per_s"]) > 0 for r in rows)  # posix: every phase's bytes known or estimated
 
 
-def test_a_configuration_of_the_original_alone_sets_the_floor_against_its_phases(smoke, tmp_path):
-    """implementations: [original]: rule floor's script on the smoke run's fio and summary,
-    every row the original's (no DeltaFS origin stores of ours): its phases against their
-    floors, the table saying whose, the figure drawn (it once failed on an empty max())."""
+def floor_report(smoke, tmp_path, **changed):
+    """Rule floor's script on the smoke run's fio and summary, every summary row `changed`:
+    {csv, table, pdf, png} of what it wrote."""
     with open(smoke.out("summary.csv"), newline="") as f:
-        summary = list(csv.DictReader(f))
-    for r in summary:
-        r["implementation"] = "original"
+        summary = [dict(r, **changed) for r in csv.DictReader(f)]
     with open(tmp_path / "summary.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(summary[0]))
         w.writeheader()
@@ -71,6 +68,24 @@ def test_a_configuration_of_the_original_alone_sets_the_floor_against_its_phases
                                                floor=os.path.join(floor_dir, "floor.json")),
                          output=SimpleNamespace(**{k: str(v) for k, v in out.items()}), log=[str(tmp_path / "log")])
     report.main(sm)
+    return out
+
+
+def test_a_configuration_of_cephfs_alone_has_a_floor_with_no_phase_and_says_why(smoke, tmp_path):
+    """systems: [cephfs]: no design's phase to set against the floor (the storage floor leaves
+    CephFS out); the table and the figure say so (the figure once failed on an empty max())."""
+    out = floor_report(smoke, tmp_path, system="cephfs")
+    with open(out["csv"], newline="") as f:
+        assert list(csv.DictReader(f)) == []
+    assert "No design ran in this configuration (config key systems)" in out["table"].read_text()
+    assert out["png"].stat().st_size > 1000
+
+
+def test_a_configuration_of_the_original_alone_sets_the_floor_against_its_phases(smoke, tmp_path):
+    """implementations: [original]: rule floor's script on the smoke run's fio and summary,
+    every row the original's (no DeltaFS origin stores of ours): its phases against their
+    floors, the table saying whose, the figure drawn (it once failed on an empty max())."""
+    out = floor_report(smoke, tmp_path, implementation="original")
     with open(out["csv"], newline="") as f:
         rows = list(csv.DictReader(f))
     assert {(r["system"], r["phase"]) for r in rows} >= {("indexfs", "insert"), ("deltafs", "lstat")}

@@ -2,13 +2,21 @@
 count (and files per rank), its bytes/s (a bar in the system's colour) beside the floor of the operation it does
 (a black line on the same row, with the fraction of the floor written beside it); a phase
 whose bytes cannot be known has no bar and says so."""
-from workflows.figures.style import plt, save
+from workflows.figures.style import PHASE_HATCHES, plt, save
 from workflows.registry import SYSTEMS
 
-HATCHES = {"insert": "", "compaction": "//", "lstat": ".."}
+
+NO_DESIGN = "No design ran in this configuration (config key systems): no phase to set against the floor"
 
 
 def draw(rows, storage, pdf, png):
+    if not rows:  # systems: [cephfs] alone
+        fig, ax = plt.subplots(figsize=(8, 1.6))
+        ax.axis("off")
+        ax.text(0.5, 0.5, NO_DESIGN, ha="center", va="center", fontsize=9)
+        ax.set_title(f"Storage floor ({storage})")
+        save(fig, pdf, png)
+        return
     top = max(r["client_ranks"] for r in rows)
     n = max(r["files_per_rank"] for r in rows)
     several_n = len({r["files_per_rank"] for r in rows}) > 1
@@ -24,7 +32,7 @@ def draw(rows, storage, pdf, png):
         if r["bytes_per_s"] != "":
             est = r["bytes_from"].startswith("estimate")
             ax.barh(y, r["bytes_per_s"] / 1e6 - lo, left=lo, height=0.6, color=s.color, alpha=0.5 if est else 0.9,
-                    hatch=HATCHES.get(r["phase"], ""), edgecolor="white")
+                    hatch=PHASE_HATCHES.get(r["phase"], ""), edgecolor="white")
             note = f"{r['fraction_of_floor']:.2g} of floor" + (" (bytes estimated)" if est else "")
         else:
             note = "bytes unknown"

@@ -5,7 +5,7 @@ import csv
 
 from workflows.floor.jobs import store_sizes
 from workflows.floor.rows import load_json, rows
-from workflows.floor.figure import draw
+from workflows.floor.figure import NO_DESIGN, draw
 from workflows.registry import SYSTEMS
 from workflows.results.summary import load
 
@@ -37,6 +37,8 @@ def table(table_rows, fio_doc, floor_doc, summary_path, implementation):
         lines.append(f"| {SYSTEMS[r['system']].label} | {r['phase']} | {r['client_ranks']} | {r['files_per_rank']} | "
                      f"{rate(r['bytes_per_s'])} | {r['floor_operation']} | {rate(r['floor_bytes_per_s'])} | {frac} | "
                      f"{r['bytes_from']} |")
+    if not table_rows:
+        lines += ["", NO_DESIGN + "; fio's own numbers follow."]
     lines += ["", "## fio's jobs (in this order; every read is of data the table write staged)", "",
               "| job | operation | rw | request B | file B | files | bytes/s |",
               "| --- | --- | --- | ---: | ---: | ---: | ---: |"]

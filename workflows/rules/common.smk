@@ -6,7 +6,7 @@ import os
 from snakemake.exceptions import WorkflowError
 
 from workflows.launch.build_original import original_refusal
-from workflows.registry import IMPLEMENTATIONS, MDWORKBENCH, PHASES, SYSTEMS, results_of
+from workflows.registry import DESIGNS, IMPLEMENTATIONS, MDWORKBENCH, PHASES, SYSTEMS, results_of
 
 REPO = workflow.basedir
 TOOLS = "results/core/tools.json"  # the build rule's: where the core's tools are
@@ -132,6 +132,21 @@ def fidelity_outputs():
 def production_outputs():
     """Rule production_table's output (workflows/rules/cephfs.smk) when systems lists cephfs (none otherwise)."""
     return [f"{OUT}/production.md"] if CEPHFS_SYSTEM else []
+
+
+def projection_outputs():
+    """Rule projection's outputs (workflows/rules/projection.smk), when our core runs a
+    design: the model is of its designs' costs, so `implementations: [original]` alone, or
+    `systems: [cephfs]` alone, has none."""
+    if "deltameta" not in IMPLS or not set(config["systems"]) & set(DESIGNS):
+        return []
+    return [
+        f"{OUT}/projection-inputs.csv",
+        f"{OUT}/projection-validation.csv",
+        f"{OUT}/projection.md",
+        f"{OUT}/figures/projection.pdf",
+        f"{OUT}/figures/projection.png",
+    ]
 
 
 # MD-Workbench (workflows/rules/mdworkbench.smk), a run of its own beside the systems.
