@@ -100,7 +100,8 @@ class Spack:
         # it up to date. A copy each, never one shared: Spack's processes race as they update it.
         self.misc_cache = os.path.join(self.root, "cache", "misc")
         seed = os.environ.get("DELTAMETA_SPACK_INDEX_SEED")
-        if seed and os.path.isdir(seed):
+        self.seeded = bool(seed and os.path.isdir(seed))
+        if self.seeded:
             shutil.copytree(seed, self.misc_cache)
         config = {"config": {
             "install_tree": {"root": os.path.join(self.root, "opt")},
@@ -117,9 +118,12 @@ class Spack:
         return run([self.exe, "-C", self.scope, *args], timeout, env=self.environ)
 
     def env(self, name, manifest):
-        """An environment created from `manifest` (relative paths in it become absolute)."""
+        """An environment created from `manifest` (relative paths in it become absolute), within
+        300 s where the index was seeded (it takes about 1 s), else 1800: Spack builds the index
+        first, which took 65 s on a quiet machine and more than 300 on CI's busy one (load 10,
+        2026-11-28)."""
         path = os.path.join(self.root, name)
-        self("env", "create", "-d", path, manifest, timeout=300)
+        self("env", "create", "-d", path, manifest, timeout=300 if self.seeded else 1800)
         return path
 
 
