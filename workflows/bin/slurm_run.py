@@ -11,7 +11,9 @@ and can probe a host that stops answering), makes every job
 of the run a step of this allocation (workflows/bin/srun_mpiexec.py), and adds to each
 phase document of the run's results what Slurm ran it as: {"slurm": {"job_id", "nodes",
 "cluster", "partition"}} (placement.rank_hosts, from the core, has the host of every rank).
-If the run fails, the allocation's nodes that Slurm no longer counts as up are named.
+If the run fails, the allocation's nodes that Slurm no longer counts as up are named, with
+their addresses and the names those had when the job started (a container's, on the Docker
+cluster).
 Before anything else, an attempt under Slurm waits until the run's last attempt, if a
 stopped job's, has ended (slurm_attempt.py: its step could otherwise remove this attempt's
 outputs as it ends).
@@ -28,8 +30,11 @@ import signal
 import subprocess
 import sys
 
+from mpijobs.launcher import remember_host_names
+
 from workflows.launch.command_line import option
 from workflows.launch.slurm_attempt import wait_for_previous
+from workflows.launch.slurm_nodes import lost_nodes
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRUN_MPIEXEC = os.path.join(HERE, "srun_mpiexec.py")
@@ -71,21 +76,6 @@ def node_addresses(nodes):
     return {n: addresses.get(n, n) for n in nodes}
 
 
-def lost_nodes(nodes):
-    """The nodes among `nodes` that Slurm reports down, failing or not responding, with their state."""
-    try:
-        res = subprocess.run(["sinfo", "--noheader", "--Node", "--nodes", ",".join(nodes), "--format", "%N %T"],
-                             capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return []
-    lost = []
-    for line in res.stdout.splitlines():
-        name, _, state = line.strip().partition(" ")
-        if state.endswith("*") or state.split("+")[0] in ("down", "drained", "draining", "fail", "failing"):
-            lost.append(f"{name} ({state})")
-    return sorted(set(lost))
-
-
 def annotate(path, info):
     """Adds the Slurm job to every phase document of the results file `path`."""
     with open(path) as f:
@@ -99,6 +89,8 @@ def annotate(path, info):
 def run_in_allocation(launcher, cmd, job_id, out, work):
     info = job_info(job_id)
     addresses = node_addresses(info["nodes"])
+    # Their names now, while every node answers (a lost node's leaves Docker's name service).
+    remember_host_names(list(addresses.values()))
     os.makedirs(work, exist_ok=True)
     hostfile = os.path.join(work, "slurm-hostfile")
     with open(hostfile, "w") as f:
@@ -114,7 +106,7 @@ def run_in_allocation(launcher, cmd, job_id, out, work):
         signal.signal(sig, forward)
     rc = proc.wait()
     if rc != 0:
-        lost = lost_nodes(info["nodes"])
+        lost = lost_nodes(info["nodes"], addresses)
         cause = f" after losing node {', '.join(lost)}" if lost else ""
         fail(f"run failed in Slurm job {job_id} on {','.join(info['nodes'])}{cause} (exit code {rc})",
              rc if rc > 0 else 1)
