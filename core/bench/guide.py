@@ -138,7 +138,9 @@ class Jobs:
         try:
             rc = job.wait(self.timeout)
             if rc is None:
-                raise JobError(f"{name}: did not finish within {self.timeout} s (stopped; see {job.out_path})")
+                why = (" (across hosts the original's tools can hang in MPI_Finalize, after their results, over "
+                       "UCX's TCP transport: core/doc/transports.md)") if len(set(hosts or [])) > 1 else ""
+                raise JobError(f"{name}: did not finish within {self.timeout} s{why} (stopped; see {job.out_path})")
         finally:
             self.finish(job)
         if rc != 0:
@@ -283,12 +285,13 @@ class GuideTools:
     settings `env` (DELTAFS_Db_*: both implementations read them) over the guide's, and
     `store_flags` on every tool's command line (the original's --env_use_rados=1 on RADOS).
     With a `hostfile` of several hosts the jobs are placed as guide_hosts says, the servers
-    given their hosts' address prefix and the clients the info port of their rank 0's host."""
+    given their hosts' address prefix and the clients the info port of their rank 0's host;
+    every rank starts through `wrapper` where one is given (Launcher)."""
 
-    def __init__(self, key, bin_dir, a, work, env=None, store_flags=None, hostfile=None):
+    def __init__(self, key, bin_dir, a, work, env=None, store_flags=None, hostfile=None, wrapper=()):
         self.key, self.a, self.work, self.overrides = key, a, work, dict(env or {})
         self.store_flags = dict(store_flags or {})
-        self.launcher = Launcher(bin_dir, a.mpiexec, hostfile, names=TOOL_NAMES[key])
+        self.launcher = Launcher(bin_dir, a.mpiexec, hostfile, names=TOOL_NAMES[key], wrapper=wrapper)
         self.uri = f"tcp://127.0.0.1:{a.info_port}"
         self.port_flags = {} if a.info_port == GUIDE_INFO_PORT else {"info_port": a.info_port}
         self.placed = {}  # job name -> the hosts it was given ([]: this host)
@@ -331,9 +334,10 @@ class GuideTools:
         return {"insert": r["insert"]}
 
     def deltafs_compact(self, jobs, name, origin, compacted):
+        ip, _ = guide_hosts.server_flags(self.launcher, None)  # its ranks talk to each other (UDP)
         job = jobs.run(self.launcher, name + "-compact", self.a.readers, dict(COMPACTOR_ENV, **self.overrides),
-                       "compactor",
-                       dict({"src_dir": origin, "dst_dir": compacted}, **COMPACTOR_COMPAT_FLAGS, **self.store_flags),
+                       "compactor", dict({"src_dir": origin, "dst_dir": compacted}, **COMPACTOR_COMPAT_FLAGS, **ip,
+                                         **self.store_flags),
                        self.work, self.hosts(name + "-compact", None))
         got = with_cpu(results(job, {"mapreduce": self.a.ranks * self.a.n}), jobs, name + "-compact", None)
         return {"compaction": got["mapreduce"]}

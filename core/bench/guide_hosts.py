@@ -1,10 +1,11 @@
 """Where the guide's jobs (guide.py) run when the hostfile names several hosts, as runs.py
 places ours: IndexFS servers on the first host and their clients on the others; the DeltaFS
 writers, compactors, read-only servers and their clients on every host. The original's
-servers take one address prefix for all their ranks (`--ip`, each rank listening on the first
-address of its host that starts with it; the guide's default 127.0.0.1 works on one host
-only) and rank 0 (on the job's first host) serves the info port its clients are given; with
-`--print_ips=1` rank 0 prints every rank's address, which the run records."""
+servers, and its parallel compactor, whose ranks talk to each other, take one address prefix
+for all their ranks (`--ip`, each rank listening on the first address of its host that starts
+with it; the guide's default 127.0.0.1 works on one host only) and the servers' rank 0 (on
+the job's first host) serves the info port its clients are given; with `--print_ips=1` rank 0
+prints every rank's address, which the run records."""
 import re
 import socket
 

@@ -11,6 +11,10 @@ its source. So:
   is none, a placeholder holding one comment line (PLACEHOLDER) stands in for it; runs share it
   under a shared flock and the last one done removes it (FixedConf); a /tmp/ceph.conf of
   someone else's is used as it is and never removed (CEPH_ARGS still wins for every key set);
+- across hosts, every rank starts as `original_rados.py exec-held TOOL ARGS...`, which holds
+  its host's /tmp/ceph.conf so and execs the tool (the lock goes with it), and once the run
+  is done `original_rados.py drop-placeholder` on each host removes the placeholder no rank
+  holds any longer;
 - its RADOS env stores the file F of a store directory D as the object named D with every /
   as _, then _F; so everything below a directory P is the objects whose names begin with
   P's name so made plus _ (object_prefix), which `remove` lists and removes by exact name.
@@ -18,7 +22,8 @@ its source. So:
 Also a command line: `original_rados.py sweep CONF PREFIX` removes every object of the
 original's runs below rados.prefix PREFIX (its runs' folder, /PREFIX/runs/original) from pool
 `test` of the cluster of CONF, and fails if one is left; the workflow runs it when an invocation
-ends (workflows/launch/rados_stores.py)."""
+ends (workflows/launch/rados_stores.py). exec-held and drop-placeholder are the ranks' and the
+hosts' commands above."""
 import argparse
 import fcntl
 import os
@@ -134,32 +139,59 @@ class FixedConf:
         return (st.st_dev, st.st_ino) == (os.fstat(fd).st_dev, os.fstat(fd).st_ino)
 
     def __exit__(self, *exc):
-        try:
-            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # only when no other run holds it
-            with open(CONF_PATH) as f:
-                ours = f.read() == PLACEHOLDER
-            if ours and self.same_file(self.fd):
-                os.unlink(CONF_PATH)
-        except (BlockingIOError, FileNotFoundError):
-            pass
-        finally:
-            os.close(self.fd)
+        drop_placeholder(self.fd)
         return False
+
+
+def drop_placeholder(fd):
+    """Removes /tmp/ceph.conf, open as `fd`, where it is the placeholder and no run holds it
+    any longer; closes `fd`."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # only when no other run holds it
+        with open(CONF_PATH) as f:
+            ours = f.read() == PLACEHOLDER
+        if ours and FixedConf.same_file(fd):
+            os.unlink(CONF_PATH)
+    except (BlockingIOError, FileNotFoundError):
+        pass
+    finally:
+        os.close(fd)
+
+
+def exec_held(tool, args):
+    """Execs `tool` with this host's /tmp/ceph.conf held (FixedConf): the lock's open file
+    goes with it and is let go when the tool ends."""
+    held = FixedConf().__enter__()
+    os.set_inheritable(held.fd, True)
+    os.execv(tool, [tool, *args])
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("command", choices=["sweep"])
-    p.add_argument("conf", help="the cluster's ceph.conf")
-    p.add_argument("prefix", help="rados.prefix of the runs")
-    p.add_argument("--timeout", type=int, default=300, help="seconds allowed per rados command")
+    commands = p.add_subparsers(dest="command", required=True)
+    sweep = commands.add_parser("sweep", help="remove every object of the original's runs")
+    sweep.add_argument("conf", help="the cluster's ceph.conf")
+    sweep.add_argument("prefix", help="rados.prefix of the runs")
+    sweep.add_argument("--timeout", type=int, default=300, help="seconds allowed per rados command")
+    held = commands.add_parser("exec-held", help=f"run TOOL with {CONF_PATH} held on this host")
+    held.add_argument("tool", help="the executable")
+    held.add_argument("args", nargs=argparse.REMAINDER, help="its arguments")
+    commands.add_parser("drop-placeholder", help=f"remove this host's {CONF_PATH} placeholder no run holds")
     a = p.parse_args()
     try:
-        removed = remove(a.conf, f"/{a.prefix.strip('/')}/{RUNS_FOLDER}", a.timeout)
-    except RadosError as e:
+        if a.command == "exec-held":
+            exec_held(a.tool, a.args)
+        elif a.command == "drop-placeholder":
+            try:
+                drop_placeholder(os.open(CONF_PATH, os.O_RDONLY))
+            except FileNotFoundError:
+                pass
+        else:
+            removed = remove(a.conf, f"/{a.prefix.strip('/')}/{RUNS_FOLDER}", a.timeout)
+            print(f"removed {removed} objects of the original's runs below /{a.prefix.strip('/')}/{RUNS_FOLDER} "
+                  f"from pool {POOL}")
+    except (RadosError, OSError) as e:
         sys.exit(f"original_rados: {e}")
-    print(f"removed {removed} objects of the original's runs below /{a.prefix.strip('/')}/{RUNS_FOLDER} "
-          f"from pool {POOL}")
 
 
 if __name__ == "__main__":

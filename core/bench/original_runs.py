@@ -21,19 +21,24 @@ With --hostfile of several hosts the jobs are placed as runs.py places ours (gui
 IndexFS servers on the first host and their clients on the others, the DeltaFS jobs on every
 host), the servers given their hosts' address prefix (--ip) and --print_ips=1, whose printed
 addresses each document records (placement); the CPU seconds then count only the ranks on
-this host. Under the workflow's Slurm profile this script runs inside the run's allocation
-with srun steps as its mpiexec (workflows/bin/slurm_run.py), as runs.py does.
+this host; with --mpi-end-preload every rank ends as ours do (the original's MPI_Finalize can
+hang across hosts: core/doc/transports.md). Under the workflow's Slurm profile this script
+runs inside the run's allocation with srun steps as its mpiexec (workflows/bin/slurm_run.py),
+as runs.py does.
 
 With --storage-root rados://test/PREFIX every store is in RADOS, where the original's tools
 put it with --env_use_rados=1 (original_rados.py: its fixed pool `test`, CEPH_ARGS, the conf
 file it reads): a store the rules would keep at results/X is its RADOS directory /PREFIX/X
 (runs.py's naming, --storage-base), cleared before a phase writes it; the IndexFS runs remove
 their stores when done, and the DeltaFS origin and compacted outputs are marker directories
-as ours are (runs.py MARKER)."""
+as ours are (runs.py MARKER). With RADOS across several hosts every rank starts through
+original_rados.py exec-held, which holds its host's /tmp/ceph.conf, and once the run is done
+one rank on each host removes the placeholder there (drop-placeholder)."""
 import argparse
 import contextlib
 import os
 import shutil
+import subprocess
 import sys
 import time
 
@@ -43,6 +48,26 @@ from guide import TOOL_NAMES, GuideTools, Jobs, free_port
 from mpijobs import JobError, Sampler, procs, stop_on_signals
 from mpijobs.launcher import read_hostfile
 from runs import RADOS_SCHEME, RUNS, Storage, add_run_arguments, coordinates, write_docs
+
+
+HELD_CONF = os.path.abspath(original_rados.__file__)  # exec-held and drop-placeholder, on every host
+
+
+def drop_placeholders(mpiexec, hosts, timeout):
+    """Removes the /tmp/ceph.conf placeholder no rank holds any longer on each of `hosts`, one
+    rank per host; why that failed, or None."""
+    if not hosts:
+        return None
+    cmd = [mpiexec, "-hosts", ",".join(h + ":1" for h in hosts), "-n", str(len(hosts)), "python3", HELD_CONF,
+           "drop-placeholder"]
+    try:
+        res = subprocess.run(cmd, capture_output=True, text=True, timeout=min(120, timeout))
+    except subprocess.TimeoutExpired:
+        return f"removing {original_rados.CONF_PATH}'s placeholders on {', '.join(hosts)}: no end within 120 s"
+    if res.returncode != 0:
+        said = (res.stderr.strip() or res.stdout.strip() or "no output").splitlines()[-1]
+        return f"removing {original_rados.CONF_PATH}'s placeholders on {', '.join(hosts)} failed: {said}"
+    return None
 
 
 def placement(tools, jobs_dir):
@@ -146,6 +171,10 @@ def main():
     p.add_argument("--commit", default="unknown", help="the original's commit, recorded in every document")
     p.add_argument("--info-port", type=int, default=0, help="servers' info port (default: a free one)")
     p.add_argument("--keep-stores", action="store_true", help="keep the IndexFS runs' stores")
+    p.add_argument("--mpi-end-preload", metavar="PATH",
+                   help="with --hostfile of several hosts: our core's libdeltameta_mpi_end.so, preloaded in every "
+                        "rank so that it ends as ours do (its MPI_Finalize can hang over UCX's TCP transport "
+                        "across hosts: core/doc/transports.md)")
     p.add_argument("--storage-root", metavar=f"rados://{original_rados.POOL}/PREFIX",
                    help=f"keep every store in RADOS below this root (pool {original_rados.POOL}, fixed in the "
                         "original's source; default: local directories)")
@@ -178,12 +207,15 @@ def main():
     os.makedirs(jobs_dir)
     env = dict(kv.split("=", 1) for kv in a.env)
     try:
-        if a.storage_root and a.hostfile and len(set(read_hostfile(a.hostfile))) > 1:
-            sys.exit(f"original_runs: --storage-root with --hostfile {a.hostfile} of several hosts: the original's "
-                     f"tools read {original_rados.CONF_PATH} on every host, which only this host gets; run it on "
-                     "RADOS from one host (no hostfile, or one naming a single host)")
+        hosts = sorted(set(read_hostfile(a.hostfile))) if a.hostfile else []
     except JobError as e:
         sys.exit(f"original_runs: {e}")
+    held_hosts = hosts if a.storage_root and len(hosts) > 1 else []
+    if a.mpi_end_preload and len(hosts) > 1:
+        if not os.path.isfile(a.mpi_end_preload):
+            sys.exit(f"original_runs: --mpi-end-preload {a.mpi_end_preload}: no such file (the core's build puts "
+                     "libdeltameta_mpi_end.so beside its tools, an install in lib/deltameta)")
+        env["LD_PRELOAD"] = os.path.abspath(a.mpi_end_preload)
     try:
         if a.storage_root:
             env["CEPH_ARGS"] = original_rados.ceph_args(a.ceph_conf)
@@ -192,7 +224,8 @@ def main():
     jobs = Jobs(jobs_dir, a.timeout, TOOL_NAMES["original"].values())
     try:
         tools = GuideTools("original", os.path.abspath(a.bin), scale, a.work, env,
-                           {"env_use_rados": 1} if a.storage_root else {}, a.hostfile)
+                           {"env_use_rados": 1} if a.storage_root else {}, a.hostfile,
+                           ["python3", HELD_CONF, "exec-held"] if held_hosts else [])
     except JobError as e:
         sys.exit(f"original_runs: {e}")
     failed, stores = None, None
@@ -211,6 +244,8 @@ def main():
         finally:
             jobs.kill_all()
             copy_logs(jobs_dir, log)
+            dropped = drop_placeholders(scale.mpiexec, held_hosts, a.timeout)
+            failed = failed or dropped
     if failed:
         sys.exit(f"original_runs: {failed}")
     ranks = a.servers if a.run == "deltafs-compact" else a.ranks

@@ -16,6 +16,7 @@ import sys
 
 import original_rados
 import pytest
+from store_markers import MARKER
 
 from workflow_helpers import BOTH, RADOS, REPO, Workflow, ceph_daemons
 
@@ -103,7 +104,7 @@ def test_nothing_of_the_originals_is_left_and_nothing_else_was_removed(original_
     with open(original_rados_run.path("results", "logs", "ceph-cluster.log")) as f:
         swept = [line for line in f if "of the original's runs" in line]
     assert len(swept) == 1 and not swept[0].startswith("removed 0 "), swept
-    assert not glob.glob(original_rados_run.path("results", "runs", "original", "**", "store.json"), recursive=True)
+    assert not glob.glob(original_rados_run.path("results", "runs", "original", "**", MARKER), recursive=True)
     assert ceph_daemons(original_rados_run.workdir) == []  # the cluster is the test's, not the workflow's
 
 
@@ -130,6 +131,55 @@ def test_the_placeholder_conf_lasts_while_a_run_holds_it_and_goes_with_the_last(
             if f.read() == original_rados.PLACEHOLDER:
                 with pytest.raises(BlockingIOError):
                     fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def test_a_rank_execs_its_tool_holding_the_placeholder_and_the_host_drops_it_after():
+    if os.path.exists(original_rados.CONF_PATH):
+        pytest.skip(f"{original_rados.CONF_PATH} is there already (someone else's, or another run's)")
+    # What the tool sees: the placeholder, locked by its own open file (a second lock fails).
+    probe = (f"cat {original_rados.CONF_PATH}; flock -n -x {original_rados.CONF_PATH} true || echo held; "
+             "ls -l /proc/$$/fd | grep -c ceph.conf")
+    res = subprocess.run([sys.executable, ORIGINAL_RADOS, "exec-held", "/bin/sh", "-c", probe],
+                         capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.splitlines() == [original_rados.PLACEHOLDER.strip(), "held", "1"], res.stdout
+    assert os.path.isfile(original_rados.CONF_PATH)  # the tool is gone; its host drops it
+    res = subprocess.run([sys.executable, ORIGINAL_RADOS, "drop-placeholder"], capture_output=True, text=True,
+                         timeout=60)
+    assert res.returncode == 0 and not os.path.exists(original_rados.CONF_PATH), res.stderr
+    # Someone else's /tmp/ceph.conf stays.
+    with open(original_rados.CONF_PATH, "w") as f:
+        f.write("[global]\n")
+    try:
+        subprocess.run([sys.executable, ORIGINAL_RADOS, "drop-placeholder"], check=True, timeout=60)
+        assert os.path.isfile(original_rados.CONF_PATH)
+    finally:
+        os.unlink(original_rados.CONF_PATH)
+
+
+def test_rados_stores_across_hosts_have_the_conf_on_each(original_smoke, original_ceph, tmp_path):
+    if os.path.exists(original_rados.CONF_PATH):
+        pytest.skip(f"{original_rados.CONF_PATH} is there already (someone else's, or another run's)")
+    with open(original_smoke.path("results", "original", "tools.json")) as f:
+        built = json.load(f)
+    if not built["rados"]:
+        pytest.skip("the original was built without PDLFS_RADOS: librados-dev is not installed")
+    hostfile = tmp_path / "hostfile"  # two names of this host: MPICH starts ranks on either without ssh
+    hostfile.write_text("localhost\n127.0.0.1\n")
+    res = subprocess.run([sys.executable, os.path.join(REPO, "core", "bench", "original_runs.py"), "indexfs",
+                          "--bin", built["bin_dir"], "--hostfile", str(hostfile), "--ranks", "2", "--servers", "2",
+                          "--n", "300", "--timeout", "120", "--work", str(tmp_path / "work"),
+                          "--storage-root", f"rados://test/{PREFIX}-hosts", "--storage-base", str(tmp_path),
+                          "--ceph-conf", original_ceph, "--out", str(tmp_path / "indexfs.jsonl"),
+                          "--log", str(tmp_path / "run.log")], capture_output=True, text=True, timeout=400)
+    assert res.returncode == 0, res.stderr[-3000:]
+    with open(tmp_path / "indexfs.jsonl") as f:
+        for d in map(json.loads, f):
+            assert d["ops"] == 600 and d["errors"]["total"] == 0 and d["placement"]["hosts"] == 2, d
+    commands = (tmp_path / "work" / "jobs" / "commands.log").read_text().splitlines()
+    assert all(f"{ORIGINAL_RADOS} exec-held " in line for line in commands if "mpiexec" in line), commands
+    assert not os.path.exists(original_rados.CONF_PATH)  # every host's placeholder dropped
+    assert not [o for o in pool_objects(original_ceph, "test") if o.startswith(f"_{PREFIX}-hosts_")]
 
 
 def test_an_original_that_cannot_reach_rados_is_refused_with_one_line(workflow_in, tmp_path):

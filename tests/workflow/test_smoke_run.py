@@ -89,7 +89,7 @@ def test_validation_and_provenance(smoke):
 
 def test_core_build_uses_every_core_it_is_given(smoke):
     with open(smoke.path("results", "logs", "build_core.log")) as f:
-        assert "with 2 parallel jobs" in f.read()  # snakemake --cores 2 (conftest.Workflow)
+        assert "with 2 parallel jobs" in f.read()  # snakemake --cores 2 (workflow_helpers.Workflow)
 
 
 def test_figures_are_valid_pdf_and_png(smoke):

@@ -28,6 +28,7 @@ ORIGINAL_READ_MESSAGE = (
 
 rule original_indexfs:
     input:
+        **ORIGINAL_CORE,
         tools=ORIGINAL_TOOLS,
     output:
         result=run_result("original_indexfs"),
@@ -48,6 +49,7 @@ rule original_indexfs:
 
 rule original_indexfs_bulk:
     input:
+        **ORIGINAL_CORE,
         tools=ORIGINAL_TOOLS,
     output:
         result=run_result("original_indexfs_bulk"),
@@ -68,6 +70,7 @@ rule original_indexfs_bulk:
 
 rule original_deltafs_write:
     input:
+        **ORIGINAL_CORE,
         tools=ORIGINAL_TOOLS,
     output:
         result=run_result("original_deltafs_write"),
@@ -89,6 +92,7 @@ rule original_deltafs_write:
 
 rule original_deltafs_compact:
     input:
+        **ORIGINAL_CORE,
         tools=ORIGINAL_TOOLS,
         written=run_result("original_deltafs_write"),
         origin=f"{ORIGINAL_DELTAFS_RUN}/origin",
@@ -112,6 +116,7 @@ rule original_deltafs_compact:
 
 rule original_deltafs_read:
     input:
+        **ORIGINAL_CORE,
         tools=ORIGINAL_TOOLS,
         compact=run_result("original_deltafs_compact"),
         compacted=f"{ORIGINAL_DELTAFS_RUN}/r{{readers}}/compacted",

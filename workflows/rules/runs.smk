@@ -107,7 +107,29 @@ def original_tool_record(wildcards, input):
         return json.load(f)
 
 
+# Across hosts (mpi.hostfile, or a Slurm job of several nodes: slurm.nodes) the original's
+# ranks end through our core's preload library (core/src/jobs/mpi_end_preload.cc), where the
+# core's tools record finds it: beside the tools in a build tree, in lib/deltameta of an
+# installed prefix.
+SPANS_HOSTS = bool(config["mpi"]["hostfile"]) or config.get("slurm", {}).get("nodes", 1) > 1
+ORIGINAL_CORE = {"core": TOOLS} if SPANS_HOSTS else {}
+MPI_END = "libdeltameta_mpi_end.so"
+
+
+def mpi_end_option(wildcards, input):
+    """original_runs.py's --mpi-end-preload where the runs span hosts and the core has it."""
+    if not hasattr(input, "core"):
+        return ""
+    with open(input.core) as f:
+        bin_dir = json.load(f)["bin_dir"]
+    for path in (os.path.join(bin_dir, MPI_END), os.path.join(bin_dir, "..", "lib", "deltameta", MPI_END)):
+        if os.path.isfile(path):
+            return f"--mpi-end-preload {os.path.abspath(path)}"
+    return ""
+
+
 ORIGINAL_PARAMS = dict(
+    mpi_end=mpi_end_option,
     bin=lambda wildcards, input: original_tool_record(wildcards, input)["bin_dir"],
     commit=lambda wildcards, input: original_tool_record(wildcards, input)["commit"] or "installed",
     work=lambda wildcards, output: os.path.dirname(output.result),
@@ -125,6 +147,6 @@ def original_command(rule):
     under rerun_when_busy.py with environment_reruns, as ours are."""
     return (
         f"{RERUNS}python3 {SLURM_RUN_PY} {{resources.mpi:q}} python3 {ORIGINAL_RUNS_PY} {RUN_RULES[rule].run} "
-        f"--bin {{params.bin}} --commit {{params.commit}} {job_options()} "
+        f"--bin {{params.bin}} --commit {{params.commit}} {job_options()} {{params.mpi_end}} "
         f"--repetition {{wildcards.rep}}{original_storage_options()}"
     )

@@ -34,10 +34,11 @@ class Launcher:
     """Builds mpiexec command lines for the tools in `bin_dir`: `names` maps a role ("server",
     "client", ...) to its executable; any other tool name is an executable's own. With a
     hostfile of several hosts, a job runs on the hosts it is given (one rank per host in
-    turn), all of them by default."""
+    turn), all of them by default. Every rank runs `wrapper` + tool + args where a wrapper is
+    given (a program that readies the rank's host, then execs the tool)."""
 
-    def __init__(self, bin_dir, mpiexec="mpiexec", hostfile=None, names=TOOLS):
-        self.bin_dir, self.mpiexec, self.names = bin_dir, mpiexec, names
+    def __init__(self, bin_dir, mpiexec="mpiexec", hostfile=None, names=TOOLS, wrapper=()):
+        self.bin_dir, self.mpiexec, self.names, self.wrapper = bin_dir, mpiexec, names, list(wrapper)
         self.hostfile = hostfile
         self.hosts = read_hostfile(hostfile) if hostfile else []
 
@@ -53,8 +54,8 @@ class Launcher:
         return (hosts or self.hosts) if self.spans_hosts() else []
 
     def command(self, ranks, tool, args=(), env=None, hosts=None, mpi_args=(), wrapper=()):
-        """`ranks` ranks of wrapper + tool + args; mpi_args go to mpiexec, and `env` to every
-        rank (-env)."""
+        """`ranks` ranks of the wrapper (this job's, else the launcher's) + tool + args;
+        mpi_args go to mpiexec, and `env` to every rank (-env)."""
         cmd = [self.mpiexec, "-n", str(ranks)]
         if self.spans_hosts():
             cmd += ["-hosts", ",".join(h + ":1" for h in hosts or self.hosts)]
@@ -63,7 +64,7 @@ class Launcher:
         cmd += list(mpi_args)
         for key, value in sorted((env or {}).items()):
             cmd += ["-env", key, str(value)]
-        return cmd + list(wrapper) + [self.tool(tool)] + list(args)
+        return cmd + list(wrapper or self.wrapper) + [self.tool(tool)] + list(args)
 
 
 def lost_hosts(hosts, port=22, timeout=3):

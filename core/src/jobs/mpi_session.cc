@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "jobs/mpi_util.h"
+#include "jobs/pmi_finalize.h"
 
 namespace deltameta {
 namespace {
@@ -33,30 +33,6 @@ void GatherRankHosts(int rank, int size) {
 
 bool SameValue(const char* a, const char* b) { return a && b && std::strcmp(a, b) == 0; }
 
-bool WriteAll(int fd, const std::string& s) {
-  size_t done = 0;
-  while (done < s.size()) {
-    ssize_t n = write(fd, s.data() + done, s.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
-
-bool ReadLine(int fd, std::string* line) {
-  line->clear();
-  char c = 0;
-  while (line->size() < 1024) {
-    ssize_t n = read(fd, &c, 1);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    if (c == '\n') return true;
-    line->push_back(c);
-  }
-  return false;
-}
-
 }  // namespace
 
 nlohmann::json PlacementJson() {
@@ -72,25 +48,6 @@ const char* SameHostTransports() {
   bool one_host = SameValue(std::getenv("MPI_LOCALNRANKS"), std::getenv("PMI_SIZE")) ||
                   SameValue(std::getenv("SLURM_STEP_NUM_NODES"), "1");
   return one_host ? "self,sm" : "";
-}
-
-bool IsFinalizeAck(const std::string& reply) {
-  // Hydra answers "cmd=finalize_ack"; Slurm's mpi/pmi2 plugin, which also serves PMI-1
-  // clients such as this MPICH, adds a return code: "cmd=finalize_ack rc=0".
-  const std::string ack = "cmd=finalize_ack";
-  if (reply.compare(0, ack.size(), ack) != 0) return false;
-  std::string rest = reply.substr(ack.size());
-  if (rest.empty()) return true;
-  if (rest[0] != ' ') return false;
-  size_t rc = rest.find(" rc=");
-  if (rc == std::string::npos) return true;
-  size_t end = rest.find(' ', rc + 1);
-  return rest.substr(rc + 4, end == std::string::npos ? std::string::npos : end - rc - 4) == "0";
-}
-
-bool PmiFinalize(int pmi_fd) {
-  std::string reply;
-  return WriteAll(pmi_fd, "cmd=finalize\n") && ReadLine(pmi_fd, &reply) && IsFinalizeAck(reply);
 }
 
 MpiSession::MpiSession(int* argc, char*** argv) {

@@ -56,13 +56,4 @@ nlohmann::json PlacementJson();
 // is on this host and the user set no UCX_TLS; empty otherwise (leave UCX's choice).
 const char* SameHostTransports();
 
-// Tells the PMI-1 process manager on `pmi_fd` that this rank is done (finalize and its
-// acknowledgement). False if it does not answer as expected. MPICH speaks PMI-1 to Hydra
-// and also to Slurm's `srun --mpi=pmi2`, whose plugin serves PMI-1 clients too.
-bool PmiFinalize(int pmi_fd);
-
-// True if `reply` (one line, without its newline) acknowledges PMI-1 `finalize`:
-// "cmd=finalize_ack" (Hydra) or with a zero return code, "cmd=finalize_ack rc=0" (Slurm).
-bool IsFinalizeAck(const std::string& reply);
-
 }  // namespace deltameta

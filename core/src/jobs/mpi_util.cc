@@ -14,23 +14,6 @@
 
 namespace deltameta {
 
-void QuietWait(MPI_Request* request) {
-  auto pause = std::chrono::microseconds(10);
-  for (;;) {
-    int done = 0;
-    MPI_Test(request, &done, MPI_STATUS_IGNORE);
-    if (done) return;
-    std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::microseconds(1000));
-  }
-}
-
-void QuietBarrier(MPI_Comm comm) {
-  MPI_Request r;
-  MPI_Ibarrier(comm, &r);
-  QuietWait(&r);
-}
-
 void QuietReduce(const void* in, void* out, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   MPI_Request r;
   MPI_Ireduce(in, out, count, type, op, 0, comm, &r);

@@ -8,12 +8,10 @@
 #include <mpi.h>
 
 #include "jobs/mpi_session.h"
+#include "jobs/quiet_wait.h"  // QuietWait, QuietBarrier
 
 namespace deltameta {
 
-// Completes `request`, sleeping between tests (10 us growing to 1 ms).
-void QuietWait(MPI_Request* request);
-void QuietBarrier(MPI_Comm comm);
 // MPI_Reduce to rank 0 of `comm`, waited for quietly. One at a time: with five or more
 // nonblocking collectives outstanding, MPICH gives the inner ranks of the reduction tree
 // a 272 KiB request pool that stays for the rest of the job.
