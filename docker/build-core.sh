@@ -54,7 +54,7 @@ compile_step() {
   # The project's optimisation (RelWithDebInfo's -O2) without its debug information, which
   # would cost a third of the compile time and which the install strips (stamp): the same code.
   cmake -S "$1" -B "$2" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG" \
-    -DDELTAMETA_WITH_RADOS=ON -DDELTAMETA_TESTS=OFF -DDELTAMETA_GIT_REVISION=unstamped >/dev/null
+    -DDELTAMETA_WITH_RADOS=ON -DDELTAMETA_WITH_CEPHFS=ON -DDELTAMETA_TESTS=OFF -DDELTAMETA_GIT_REVISION=unstamped >/dev/null
   cmake --build "$2" -j "$(nproc)" >/dev/null
 }
 
@@ -64,7 +64,9 @@ stamp_step() {
   cmake "$build" -DDELTAMETA_GIT_REVISION="$revision" >/dev/null
   cmake --build "$build" -j "$(nproc)" >/dev/null
   cmake --install "$build" --prefix "$prefix" --strip >/dev/null
-  rm -rf "${prefix:?}/include" "${prefix:?}/lib"   # the library and headers: not needed to run the tools
+  # The library and headers: not needed to run the tools. lib/deltameta stays: the preload
+  # library the original prototype's ranks end with across hosts (core/doc/transports.md).
+  rm -rf "${prefix:?}/include" "${prefix:?}/lib/libdeltameta.a"
   printf '{"core_source": "%s", "core_revision": "%s", "core_commit": "%s", "core_version": "%s", "built": "%s"}\n' \
     "$mode" "$revision" "$commit" "$version" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" > "$prefix/image.json"
   echo "build-core: installed deltameta $version ($mode, $revision) in $prefix"

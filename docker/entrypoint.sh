@@ -7,7 +7,7 @@
 #   cluster-run [ARGS]     on the head node: the workflow's multi-node profile over every
 #                          ready node (docker/cluster.sh run)
 #   cluster-slurm-run [ARGS]  on the head node: the same through the cluster's Slurm, with
-#                          the Slurm profile, every run one job on every node
+#                          the Slurm profile, every run one job on up to every node
 #                          (docker/cluster.sh slurm-run)
 #   anything else          run as given (e.g. bash)
 # A --configfile given as a path inside the workflow (config/profiles/smoke.yaml) is found
@@ -91,17 +91,21 @@ cluster_run() {
 }
 
 # The multi-node profile submitted to the cluster's Slurm (docker/node.sh started it): each
-# run one job allocating every node (slurm.nodes), its ranks started by srun; no hostfile.
+# run one job asking for every node (slurm.nodes; a run of fewer ranks gets as many nodes
+# as it has ranks), its ranks started by srun; no hostfile.
 # Stores on /out, which every node mounts, as an HPC site's shared file system
-# (--config storage=rados: in the cluster's Ceph instead).
+# (--config storage=rados: in the cluster's Ceph instead). The designs only: the cephfs
+# system needs storage: rados, and its run needs the MDS's host (the head), where a job of
+# fewer nodes than the cluster's may not start (core/bench/runs.py reads the MDS's CPU
+# from /proc).
 cluster_slurm_run() {
   [ -s /cluster/slurm/slurm.conf ] ||
     die "cluster-slurm-run is for the head node of a cluster started by docker/cluster.sh up (no /cluster/slurm/slurm.conf)"
   local nodes
   nodes=$(sinfo -h -o %D -t idle,mixed,allocated,completing | awk '{n += $1} END {print n + 0}')
   [ "$nodes" -ge 2 ] || die "Slurm has $nodes node(s) up, the multi-node profile needs 2 (sinfo shows them)"
-  printf 'storage: posix\nmpi: {mpiexec: mpiexec, hostfile: "", min_hosts: 2}\nslurm: {nodes: %s}\n' "$nodes" \
-    > /cluster/slurm/workflow.yaml
+  printf 'storage: posix\nsystems: [indexfs, indexfs-bulk, deltafs]\nmpi: {mpiexec: mpiexec, hostfile: "", min_hosts: 2}\nslurm: {nodes: %s}\n' \
+    "$nodes" > /cluster/slurm/workflow.yaml
   out_owner=$(stat -c %u:%g /out)
   trap 'chown -R "$out_owner" /out/results /out/paper /out/.snakemake 2>/dev/null || true' EXIT
   run_workflow --configfile config/profiles/multi-node.yaml /cluster/slurm/workflow.yaml "$@" \

@@ -4,12 +4,13 @@
 #   every node   sshd with the cluster's key, its address in /cluster/nodes/HOSTNAME
 #   head         first: the cluster's ssh key and Ceph monitor, /cluster/ceph/ceph.conf
 #   every node   a Ceph OSD (in-memory store, saved when the node stops)
+#   head         a Ceph MDS, standby until cluster.sh up makes the CephFS deltameta
 #   head         Slurm's controller, once all DELTAMETA_NODES nodes have written their
 #                address: /cluster/slurm/slurm.conf names every node (and the munge key)
 #   every node   munge and a slurmd (the head's too), then ready: /cluster/ready/HOSTNAME
 # Slurm is left out, saying so, when DELTAMETA_NODES is not set (docker/cluster.sh sets it).
 # The key is made when the cluster starts, never baked into the image. On SIGTERM (docker
-# stop) the node stops its daemons cleanly, OSD before monitor.
+# stop) the node stops its daemons cleanly, MDS before OSD before monitor.
 #   node.sh head|node
 set -euo pipefail
 role=${1:-node}
@@ -84,7 +85,6 @@ start_ceph_monitor() {
     [ $SECONDS -lt $deadline ] || { log "the Ceph monitor does not answer (see $C/log/$host.mon.log)"; exit 1; }
     sleep 0.5
   done
-  timeout 60 ceph -c "$dir/ceph.conf" osd pool create deltameta 32 >/dev/null 2>&1 || true
 }
 
 write_ceph_conf() {  # write_ceph_conf FSID PATH
@@ -104,6 +104,7 @@ CONF
 
 start_ceph_osd() {
   wait_for_file "$C/ceph/ceph.conf" 120
+  mkdir -p /var/run/ceph  # its admin socket: what its requests wait for (cluster.sh's report)
   local conf=$C/ceph/ceph.conf id
   if [ -s "$state/osd/whoami" ] && [ "$(cat "$state/osd/fsid.cluster" 2>/dev/null)" = "$(awk '$1 == "fsid" {print $3}' "$conf")" ]; then
     id=$(cat "$state/osd/whoami")
@@ -124,6 +125,21 @@ start_ceph_osd() {
     [ $SECONDS -lt $deadline ] || { log "osd.$id is not up (see $C/log/$host.osd.log)"; exit 1; }
     sleep 0.5
   done
+}
+
+# The head's CephFS metadata server, standby until `docker/cluster.sh up` makes the file
+# system deltameta on its two pools (the cephfs system's and MD-Workbench's baseline; a
+# head started again keeps it). Its journal and tables live in the pools, so it needs no
+# state of its own beyond its data folder.
+start_ceph_mds() {
+  mkdir -p "$state/mds"
+  # Named "head": an MDS name may not start with a digit, as a container's host name may.
+  ceph-mds -c "$C/ceph/ceph.conf" -i head -f --mds-data "$state/mds" --public-addr "$addr" \
+    >>"$C/log/$host.mds.log" 2>&1 &
+  pids+=($!)
+  sleep 2
+  kill -0 "$!" 2>/dev/null ||
+    { log "the Ceph MDS exited at start: $(grep . "$C/log/$host.mds.log" | tail -n 1)"; exit 1; }
 }
 
 slurm_wanted() { [ -n "${DELTAMETA_NODES:-}" ]; }
@@ -178,7 +194,17 @@ CONF
   mv "$C/slurm/slurm.conf.new" "$C/slurm/slurm.conf"
 }
 
+# Stops this node with `what`, and the end of the controller's logs (the head's: what it
+# printed, what it logged) in this node's log, which a failed `cluster.sh up` shows.
+controller_said() {
+  log "$1 (see $C/log/slurmctld.log); the ends of its logs:"
+  tail -n 15 "$C"/log/*.slurmctld.out "$C/log/slurmctld.log" 2>&1 | sed 's/^/  /' \
+    | tee -a "$C/log/$host.log" >&2
+  exit 1
+}
+
 start_slurm() {
+  local ctld="" code
   slurm_wanted || { log "DELTAMETA_NODES not set: no Slurm on this cluster (docker/cluster.sh up sets it)"; return 0; }
   start_munge
   if [ "$role" = head ]; then
@@ -187,14 +213,19 @@ start_slurm() {
     mkdir -p "$state/slurmctld"
     ln -sfn "$C/slurm/slurm.conf" /etc/slurm/slurm.conf
     slurmctld -D -i >>"$C/log/$host.slurmctld.out" 2>&1 &
-    pids+=($!)
+    ctld=$!
+    pids+=($ctld)
   fi
   wait_for_file "$C/slurm/slurm.conf" 240
   ln -sfn "$C/slurm/slurm.conf" /etc/slurm/slurm.conf
   mkdir -p "$state/slurmd"
   local deadline=$((SECONDS + 120))
   until timeout 10 scontrol ping >/dev/null 2>&1; do
-    [ $SECONDS -lt $deadline ] || { log "Slurm's controller does not answer (see $C/log/slurmctld.log)"; exit 1; }
+    if [ -n "$ctld" ] && ! kill -0 "$ctld" 2>/dev/null; then
+      wait "$ctld" && code=0 || code=$?
+      controller_said "Slurm's controller exited (code $code) before it answered"
+    fi
+    [ $SECONDS -lt $deadline ] || controller_said "Slurm's controller does not answer within 120 s"
     sleep 0.5
   done
   # A node started again may have a new address: tell the controller before registering.
@@ -212,6 +243,7 @@ step() { log "$1 (${SECONDS} s after start)"; }
 step "sshd"; start_ssh
 [ "$role" = node ] || { step "Ceph monitor"; start_ceph_monitor; }
 step "Ceph OSD"; start_ceph_osd
+[ "$role" = node ] || { step "Ceph MDS"; start_ceph_mds; }
 step "Slurm"; start_slurm
 touch "$C/ready/$host"
 log "ready ($role, $addr)"

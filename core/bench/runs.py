@@ -250,13 +250,18 @@ def cephfs(run, ranks, n):
     return [dict(d, cephfs_dir=where) for d in docs]
 
 
-def mds_cpu(doc, sampler):
+def mds_cpu(doc, sampler, conf):
     """A cephfs phase document with its servers' CPU (`cpu_s.servers`): what the MDS of the
     run's cluster used from the phase's start to its end, read from /proc by the sampler
     (Sampler.servers_cpu), since the client job cannot see it; `servers_sampled` says so and
     how many MDS processes there were. The OSDs under it, like those under the designs'
-    RADOS stores, count as storage, not servers."""
+    RADOS stores, count as storage, not servers. An MDS this host cannot see is a JobError:
+    its CPU would read as none."""
     seconds, processes = sampler.servers_cpu(doc)
+    if processes == 0:
+        raise JobError(f"no ceph-mds of {conf} runs on this host ({os.uname().nodename}), so the cephfs run cannot "
+                       "measure its servers' CPU: run it on the MDS's host (the Docker cluster's head), or leave "
+                       "cephfs out of systems")
     return dict(doc, cpu_s=dict(doc["cpu_s"], servers=round(seconds, 3)),
                 servers_sampled={"names": ["ceph-mds"], "processes": processes})
 
@@ -490,7 +495,10 @@ def main():
             sys.exit(f"runs: {e}")
     extra = {"interface": a.interface} if a.run == "mdworkbench" else {}
     if a.run == "cephfs":
-        docs = [mds_cpu(d, sampler) for d in docs]
+        try:
+            docs = [mds_cpu(d, sampler, conf) for d in docs]
+        except JobError as e:
+            sys.exit(f"runs: {e}")
     write_docs(a.out, a.run, docs, sampler, dict(backend=storage.backend, stores=run.stores),
                coordinates=coordinates(a, "deltameta"), **extra)
 

@@ -1,12 +1,14 @@
 """The multi-node cluster (docker/compose.yaml, docker/cluster.sh): three node containers
 with one Ceph cluster and MPI across them run the multi-node smoke profile with every job
-on at least two hosts; losing a node mid-run fails that run naming the host, and once the
+on at least two hosts, and the original prototype's runs too (on RADOS, each rank ending
+through our preload library); losing a node mid-run fails that run naming the host, and once the
 node is back a rerun redoes only what failed; a pool that does not answer fails `up` with
 what the monitor knows; tearing down leaves nothing behind; with no cluster up, run,
 slurm-run and exec say in one line to start one."""
 import glob
 import json
 import os
+import re
 import time
 
 import pytest
@@ -36,11 +38,38 @@ def test_smoke_profile_spans_every_node(cluster):
         if "/runs/indexfs/" in path:  # servers on the head, clients on the other nodes
             head_ip = {a.rsplit(":", 1)[0] for a in phases[0]["server_addresses"]}
             assert len(head_ip) == 1
+        if "/runs/cephfs/" in path:  # through the head's MDS, its CPU read where the run ran
+            assert [(d["phase"], d["errors"]["total"]) for d in phases] == [("insert", 0), ("lstat", 0)], path
+            assert all(d["servers_sampled"]["processes"] == 1 for d in phases), path
+            assert phases[0]["cpu_s"]["servers"] > 0, path
     assert len(hosts) == 3
+    assert len([p for p in docs if "/runs/cephfs/" in p]) == 2  # 2 repetitions
+    with open(os.path.join(cluster.out, "results", "multi-node-smoke", "production.md")) as f:
+        assert "CephFS" in f.read()
     with open(os.path.join(cluster.out, "results", "multi-node-smoke", "provenance.json")) as f:
         prov = json.load(f)
     assert prov["config"]["storage"] == "rados" and len(prov["placement"]) == len(docs)
     assert {os.stat(p).st_uid for p in glob.glob(os.path.join(cluster.out, "results", "**"), recursive=True)} == {1000}
+
+
+def test_the_original_runs_across_the_nodes_on_rados(cluster):
+    if not ORIGINAL:
+        pytest.skip(f"the image holds no original prototype ({ARCHIVE} is not there)")
+    res = cluster("run", *SMOKE, "--config", "implementations=[deltameta,original]", timeout=1200)
+    assert "results in /out/results" in res.stdout, res.stdout[-3000:] + res.stderr[-3000:]
+    docs = {p: d for p, d in cluster.run_docs().items() if "/runs/original/" in p}
+    assert len(docs) == 10, sorted(docs)  # 2 repetitions x (indexfs, indexfs-bulk, deltafs write, compaction, read)
+    for path, phases in docs.items():
+        for d in phases:
+            assert d["placement"]["hosts"] >= 2 and d["errors"]["total"] == 0, (path, d["placement"])
+            assert d["storage"]["backend"] == "rados", path
+    # Every rank held its node's /tmp/ceph.conf and ended through our preload library; the
+    # placeholders are gone from every node.
+    logs = glob.glob(os.path.join(cluster.out, "results", "logs", "original", "**", "*.log"), recursive=True)
+    launched = [line for p in logs for line in open(p) if "mpiexec" in line and "/original/install/bin/" in line]
+    assert launched and all("exec-held" in line and "libdeltameta_mpi_end.so" in line for line in launched)
+    for node in cluster.containers():
+        assert run("docker", "exec", node, "ls", "/tmp/ceph.conf", check=False).returncode != 0, node
 
 
 def test_losing_a_node_fails_the_run_and_a_rerun_redoes_only_that(cluster):
@@ -98,6 +127,8 @@ def test_a_pool_that_does_not_answer_fails_up_with_what_the_monitor_knows(cluste
     assert last.startswith("cluster: the pool deltameta did not answer in every placement group within 5 s"), last
     assert "pauserd,pausewr" in res.stderr, res.stderr  # the monitor's health names the cause
     assert res.stderr.count(".osd.log:") == 3, res.stderr
+    # each OSD's admin socket is there to ask
+    assert len(re.findall(r"ceph-osd\.[0-9]+, requests in flight:", res.stderr)) == 3, res.stderr
     assert "osd.2 up" in res.stderr, res.stderr
     cluster("up", "--nodes", "3", "--out", cluster.out, timeout=300)  # answers again
 

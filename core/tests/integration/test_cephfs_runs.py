@@ -56,13 +56,14 @@ class CephfsRuns(unittest.TestCase):
         self.assertEqual(twice.rc, 1, twice)
         self.assertIn("errors: %d already existed, 0 missing" % (N * CLIENTS), twice.out)
 
-    def runs(self, name, conf=None):
-        """runs.py cephfs with CLIENTS ranks x N files in the work directory "work": (exit
-        code, stderr, documents, work directory); no process may be left once it returned."""
+    def runs(self, name, conf=None, prefix=()):
+        """runs.py cephfs with CLIENTS ranks x N files in the work directory "work" (started
+        by the command `prefix` if given): (exit code, stderr, documents, work directory); no
+        process may be left once it returned."""
         work, out = self.s.path("work"), self.s.path(name + ".jsonl")
-        cmd = [sys.executable, RUNS, "cephfs", "--bin", harness.BIN, "--mpiexec", harness.MPIEXEC, "--work", work,
-               "--out", out, "--log", self.s.path(name + ".log"), "--ranks", str(CLIENTS), "--n", str(N),
-               "--repetition", "2", "--timeout", "120"] + (["--ceph-conf", conf] if conf else [])
+        cmd = [*prefix, sys.executable, RUNS, "cephfs", "--bin", harness.BIN, "--mpiexec", harness.MPIEXEC,
+               "--work", work, "--out", out, "--log", self.s.path(name + ".log"), "--ranks", str(CLIENTS),
+               "--n", str(N), "--repetition", "2", "--timeout", "120"] + (["--ceph-conf", conf] if conf else [])
         return (*self.s.run_script("runs-" + name, cmd, out), work)
 
     def test_the_workflows_cephfs_run(self):
@@ -100,6 +101,19 @@ class CephfsRuns(unittest.TestCase):
         self.assertIn("runs: cephfs: client exited with code 1: deltameta_client: error: cannot read %s" % conf, err)
         self.assertEqual(docs, [])
 
+    def test_an_mds_this_host_cannot_see_fails_the_run_in_one_line(self):
+        # In a PID namespace of its own (as on a host other than the MDS's) runs.py cannot read
+        # the MDS's CPU: the run fails saying so, rather than recording none.
+        hide = ("unshare", "--pid", "--fork", "--mount-proc")
+        if shutil.which("unshare") is None or subprocess.run([*hide, "true"], capture_output=True).returncode != 0:
+            self.skipTest("needs unshare (util-linux) and a PID namespace to hide the MDS's process in")
+        rc, err, docs, _ = self.runs("hidden-mds", prefix=hide)
+        self.assertEqual(rc, 1, err)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertIn("runs: no ceph-mds of %s runs on this host" % os.environ["CEPH_CONF"], err)
+        self.assertIn("leave cephfs out of systems", err)
+        self.assertEqual(docs, [])
+
     def test_a_directory_per_rank(self):
         r = self.run_client("per-rank", share_dir=0, verify_total=1)
         self.check(r, ["insert", "fstats"], N * CLIENTS)
@@ -114,7 +128,7 @@ class CephfsRuns(unittest.TestCase):
     def test_unreachable_cluster_fails_within_the_timeout_in_one_line(self):
         conf = self.s.path("nowhere.conf")
         with open(conf, "w") as f:
-            f.write("[global]\nmon host = v2:127.0.0.1:%d\nauth client required = none\n" % harness.free_port())
+            f.write("[global]\nmon host = v2:127.0.0.1:%d\nauth client required = none\n" % harness.refused_port(self))
         r = self.run_client("nowhere", n=10, env={"CEPH_CONF": conf}, rpc_timeout=3, timeout=60)
         self.assertEqual(r.rc, 1, r)
         self.assertIn("cannot mount CephFS (the default file system) of %s within 3 s" % conf, r.err)
