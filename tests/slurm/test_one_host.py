@@ -48,6 +48,7 @@ def test_srun_jobs_over_tcp_end_cleanly(slurm_cluster, tmp_path):
         assert "did not acknowledge" not in res.stderr
         doc = json.loads(out.read_text().splitlines()[0])
         assert doc["ops"] == 3 * 2000 and doc["placement"]["ucx_tls"] == "tcp,self"
+        assert doc["placement"]["ucx_net_devices"] == "lo"  # one node: loopback only (mpi_session.h)
 
 
 @pytest.mark.skipif("docker_answers()", reason="a Docker engine answers: tests/docker/test_slurm_cluster.py "

@@ -104,8 +104,10 @@ def proto_env(request, tmp_path_factory):
 
 
 def mpi_command(launcher, env, tool, **flags):
+    """RANKS ranks of `tool` on this host, on UCX's loopback device as the workflow's jobs on one
+    host are (mpijobs.Launcher: a network device removed while UCX starts fails MPI_Init)."""
     cmd = [launcher, "-n", str(RANKS)]
-    for k, v in env.items():
+    for k, v in {"UCX_NET_DEVICES": "lo", **env}.items():
         cmd += ["-env", k, str(v)]
     return cmd + [tool] + [f"--{k}={v}" for k, v in flags.items()]
 

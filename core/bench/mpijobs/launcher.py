@@ -35,7 +35,10 @@ class Launcher:
     "client", ...) to its executable; any other tool name is an executable's own. With a
     hostfile of several hosts, a job runs on the hosts it is given (one rank per host in
     turn), all of them by default. Every rank runs `wrapper` + tool + args where a wrapper is
-    given (a program that readies the rank's host, then execs the tool)."""
+    given (a program that readies the rank's host, then execs the tool). A job on this host
+    alone gets UCX_NET_DEVICES=lo unless the caller or the environment sets it, as the core's
+    own tools do (core/doc/transports.md): a network device removed while UCX starts (a
+    Docker network going away) fails MPI_Init, also in programs not ours."""
 
     def __init__(self, bin_dir, mpiexec="mpiexec", hostfile=None, names=TOOLS, wrapper=()):
         self.bin_dir, self.mpiexec, self.names, self.wrapper = bin_dir, mpiexec, names, list(wrapper)
@@ -62,6 +65,8 @@ class Launcher:
         elif self.hostfile:
             cmd += ["-f", self.hostfile]
         cmd += list(mpi_args)
+        if not self.spans_hosts() and "UCX_NET_DEVICES" not in os.environ:
+            env = {"UCX_NET_DEVICES": "lo", **(env or {})}
         for key, value in sorted((env or {}).items()):
             cmd += ["-env", key, str(value)]
         return cmd + list(wrapper or self.wrapper) + [self.tool(tool)] + list(args)

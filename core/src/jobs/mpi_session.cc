@@ -33,6 +33,12 @@ void GatherRankHosts(int rank, int size) {
 
 bool SameValue(const char* a, const char* b) { return a && b && std::strcmp(a, b) == 0; }
 
+// Whether the launcher's environment says every rank of this job is on this host.
+bool RanksShareOneHost() {
+  return SameValue(std::getenv("MPI_LOCALNRANKS"), std::getenv("PMI_SIZE")) ||
+         SameValue(std::getenv("SLURM_STEP_NUM_NODES"), "1");
+}
+
 }  // namespace
 
 nlohmann::json PlacementJson() {
@@ -40,19 +46,18 @@ nlohmann::json PlacementJson() {
   std::sort(distinct.begin(), distinct.end());
   distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
   const char* tls = std::getenv("UCX_TLS");
-  return {{"rank_hosts", rank_hosts}, {"hosts", distinct.size()}, {"ucx_tls", tls ? tls : "default"}};
-}
-
-const char* SameHostTransports() {
-  if (std::getenv("UCX_TLS")) return "";
-  bool one_host = SameValue(std::getenv("MPI_LOCALNRANKS"), std::getenv("PMI_SIZE")) ||
-                  SameValue(std::getenv("SLURM_STEP_NUM_NODES"), "1");
-  return one_host ? "self,sm" : "";
+  const char* devices = std::getenv("UCX_NET_DEVICES");
+  return {{"rank_hosts", rank_hosts},
+          {"hosts", distinct.size()},
+          {"ucx_tls", tls ? tls : "default"},
+          {"ucx_net_devices", devices ? devices : "default"}};
 }
 
 MpiSession::MpiSession(int* argc, char*** argv) {
-  const char* transports = SameHostTransports();
-  if (*transports) setenv("UCX_TLS", transports, 1);
+  if (RanksShareOneHost()) {  // the user's own choices stay (the top of mpi_session.h)
+    setenv("UCX_TLS", "self,sm", 0);
+    setenv("UCX_NET_DEVICES", "lo", 0);
+  }
   const char* tls = std::getenv("UCX_TLS");
   shared_memory_only_ = tls && (std::strcmp(tls, "self,sm") == 0 || std::strcmp(tls, "sm,self") == 0);
   int provided = 0;

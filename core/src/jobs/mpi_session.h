@@ -9,6 +9,10 @@
 //  - a job whose ranks all share one host (the launcher says so: Hydra's MPI_LOCALNRANKS
 //    equal to PMI_SIZE, or Slurm's SLURM_STEP_NUM_NODES=1) gets UCX_TLS=self,sm unless the
 //    user set UCX_TLS: shared memory only, with cross-memory attach where the host allows it;
+//    and UCX_NET_DEVICES=lo unless the user set it: at MPI_Init UCX lists the network
+//    devices that have an address, then opens its transports on each, and a device removed
+//    between the two (a Docker network going away) fails MPI_Init ("init_worker No such
+//    device"), which on one host none but loopback is needed for;
 //  - any other job (ranks on several hosts, or a transport list the user chose) ends, once
 //    every rank has finished its work, by telling the process manager it is done (PMI-1
 //    `finalize`, the same message MPI_Finalize ends with) and exiting, without UCX's
@@ -49,11 +53,8 @@ class MpiSession {
 
 // Where the ranks of the (only) session of this process run, for its results:
 // {"rank_hosts": [host name of rank 0, 1, ...] (gathered at MPI_Init; empty on ranks other
-// than 0), "hosts": distinct host count, "ucx_tls": the UCX transport list or "default"}.
+// than 0), "hosts": distinct host count, "ucx_tls": the UCX transport list or "default",
+// "ucx_net_devices": UCX's network devices or "default"}.
 nlohmann::json PlacementJson();
-
-// The UCX transports for a job, from the launcher's environment: "self,sm" when every rank
-// is on this host and the user set no UCX_TLS; empty otherwise (leave UCX's choice).
-const char* SameHostTransports();
 
 }  // namespace deltameta
