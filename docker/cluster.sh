@@ -94,19 +94,10 @@ start_cephfs() {
     why=$("${c[@]}" fs new deltameta deltameta-fs-metadata deltameta-fs-data 2>&1) ||
       die "cannot make the CephFS deltameta: ${why##*$'\n'}"
   fi
-  local stat repaired=""
-  until stat=$("${c[@]}" mds stat 2>&1) && grep -q "up:active" <<<"$stat"; do
-    # A rank whose MDS could not reach its journal (the OSDs not answering, as when paused)
-    # is marked damaged and stays down until marked repaired; the MDS then replays the
-    # journal. Once: a rank damaged again is left for the message below.
-    if [ -z "$repaired" ] && grep -q "damaged" <<<"$stat"; then
-      echo "cluster: the CephFS deltameta's rank 0 was marked damaged (mds stat: ${stat##*$'\n'}); marking it repaired, so that the MDS replays its journal" >&2
-      "${c[@]}" mds repaired deltameta:0 >/dev/null 2>&1 || true
-      repaired=yes
-    fi
+  until "${c[@]}" mds stat 2>/dev/null | grep -q "up:active"; do
     if [ $SECONDS -ge "$2" ]; then
       why=$("${c[@]}" mds stat 2>&1)
-      die "the CephFS deltameta has no active MDS within the pools' wait (mds stat: ${why##*$'\n'}; the head's MDS log: docker/cluster.sh exec tail /cluster/log/$(docker exec "$1" hostname).mds.log)"
+      die "the CephFS deltameta has no active MDS within the pools' wait (mds stat: ${why##*$'\n'}; the head's MDS log: docker/cluster.sh exec tail /cluster/log/$(docker exec "$1" hostname).mds.log; a rank marked damaged comes back with docker/cluster.sh exec ceph -c /cluster/ceph/ceph.conf mds repaired deltameta:0)"
     fi
     sleep 1
   done

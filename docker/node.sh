@@ -134,8 +134,11 @@ start_ceph_osd() {
 start_ceph_mds() {
   mkdir -p "$state/mds"
   # Named "head": an MDS name may not start with a digit, as a container's host name may.
+  # It waits for its OSDs however long a node is gone (no op timeout, unlike the clients'
+  # 30 s in ceph-common.conf): a journal write that timed out while a node was lost made
+  # it mark its rank damaged, and the file system stayed down after the node came back.
   ceph-mds -c "$C/ceph/ceph.conf" -i head -f --mds-data "$state/mds" --public-addr "$addr" \
-    >>"$C/log/$host.mds.log" 2>&1 &
+    --rados-osd-op-timeout 0 >>"$C/log/$host.mds.log" 2>&1 &
   pids+=($!)
   sleep 2
   kill -0 "$!" 2>/dev/null ||

@@ -111,6 +111,10 @@ def test_losing_a_node_fails_the_run_and_a_rerun_redoes_only_that(cluster):
     after = cluster.run_docs()
     assert all(os.path.getmtime(p) == t for p, t in finished_before.items()), "a finished run was redone"
     assert len(after) > len(finished_before)
+    # The MDS waited for the lost node's OSD (node.sh): its file system is active, not damaged.
+    stat = cluster("exec", "ceph", "-c", "/cluster/ceph/ceph.conf", "--connect-timeout", "15", "mds", "stat",
+                   timeout=60).stdout
+    assert "up:active" in stat and "damaged" not in stat, stat
 
 
 def test_a_pool_that_does_not_answer_fails_up_with_what_the_monitor_knows(cluster):
