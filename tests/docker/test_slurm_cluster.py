@@ -71,11 +71,11 @@ def test_smoke_profile_one_job_per_run_across_nodes(cluster):
     assert queued_jobs(cluster) == []
 
 
-def test_the_original_runs_as_steps_across_nodes_ending_through_our_preload(cluster):
+def test_the_original_runs_on_rados_as_steps_across_nodes_ending_through_our_preload(cluster):
     if not ORIGINAL:
         pytest.skip(f"the image holds no original prototype ({ARCHIVE} is not there)")
     res = cluster("slurm-run", *SMOKE, "--config", "implementations=[deltameta,original]", "systems=[indexfs,deltafs]",
-                  "repetitions=1", timeout=1200)
+                  "repetitions=1", "storage=rados", timeout=1200)
     assert "results in /out/results" in res.stdout, res.stdout[-3000:] + res.stderr[-3000:]
     docs = {p: d for p, d in cluster.run_docs().items() if "/runs/original/" in p}
     assert len(docs) == 4, sorted(docs)  # indexfs, deltafs write, compaction, read
@@ -83,11 +83,18 @@ def test_the_original_runs_as_steps_across_nodes_ending_through_our_preload(clus
         for d in phases:
             assert d["placement"]["hosts"] >= 2 and d["errors"]["total"] == 0, (path, d["placement"])
             assert "slurm" in d, path
+            assert all(uri.startswith("rados://test/") for uri in d["storage"]["stores"].values()), d["storage"]
     # A Slurm job of several nodes spans hosts as a hostfile does: every rank of the original
-    # ends through our preload library (its own MPI_Finalize can hang across hosts).
+    # ends through our preload library (its own MPI_Finalize can hang across hosts), and
+    # starts through original_rados.py exec-held, which holds its node's /tmp/ceph.conf.
     logs = glob.glob(os.path.join(cluster.out, "results", "logs", "original", "**", "*.log"), recursive=True)
     launched = [line for p in logs for line in open(p) if "mpiexec" in line and "/original/install/bin/" in line]
     assert launched and all("libdeltameta_mpi_end.so" in line for line in launched), launched[:3]
+    assert all("original_rados.py exec-held " in line for line in launched), launched[:3]
+    # Once each run was done, one step a node removed the placeholder no rank held any longer.
+    for node in cluster.containers():
+        left = run("docker", "exec", node, "ls", "/tmp/ceph.conf", check=False)
+        assert left.returncode != 0, f"{node} still has the original's /tmp/ceph.conf: {left.stdout}"
     assert queued_jobs(cluster) == []
 
 
