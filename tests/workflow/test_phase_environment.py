@@ -78,7 +78,9 @@ def run_indexfs(tmp_path, n=20000):
 
 
 def test_runs_py_by_path_records_the_readings_around_every_phase(tmp_path):
+    started = time.monotonic()
     docs = run_indexfs(tmp_path)
+    run_s = time.monotonic() - started
     assert [d["phase"] for d in docs] == ["insert", "lstat"]
     for d in docs:
         readings = d["environment"]["readings"]
@@ -88,7 +90,8 @@ def test_runs_py_by_path_records_the_readings_around_every_phase(tmp_path):
         assert readings[0][0] <= d["finished_at_unix_s"] - d["elapsed_s"] and readings[-1][0] >= d["finished_at_unix_s"]
         assert readings[1][0] > d["finished_at_unix_s"] - d["elapsed_s"] and readings[-2][0] < d["finished_at_unix_s"]
         assert readings[0][1].startswith("cpu ") and readings[-1][3] > readings[0][3]  # the run's CPU grew
-        assert all(r[4] >= 1 and 0 <= r[5] < 1 for r in readings)  # processes read, the reading's seconds
+        # processes read; the reading's seconds, within the run (more than 1 s on a busy machine)
+        assert all(r[4] >= 1 and 0 <= r[5] < run_s for r in readings)
         cols = environment_columns(d, 1)
         assert 0 <= cols["cpu_other_share"] <= 1 and 0 < cols["cpu_own_share"] <= 1
         assert cols["store_kind"] == mounts.file_system(str(tmp_path))["kind"]
