@@ -48,23 +48,44 @@ wait_for() {  # wait_for SECONDS DESCRIPTION COMMAND...
   done
 }
 
-alive() {  # alive PID: running, and not a zombie its parent has yet to reap
-  kill -0 "$1" 2>/dev/null && ! grep -q '^[0-9]* (.*) Z' "/proc/$1/stat" 2>/dev/null
+state_of() {  # state_of PID: its state and start time ("S 4711"), nothing once it is gone
+  local stat fields
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+  read -r -a fields <<<"${stat##*) }"
+  echo "${fields[0]} ${fields[19]}"
+}
+
+ours() {  # ours NAME PID: PID is this cluster's ceph-NAME (its command line names DIR/ceph.conf)
+  local args
+  args=$(tr '\0' ' ' <"/proc/$2/cmdline" 2>/dev/null) || return 1
+  [[ "$args" == *"ceph-$1 "* && "$args" == *" $dir/ceph.conf "* ]]
+}
+
+running() {  # running PID START: the process that started at START still runs (a zombie has ended)
+  local s
+  s=$(state_of "$1")
+  [ -n "$s" ] && [ "${s% *}" != Z ] && [ "${s#* }" = "$2" ]
 }
 
 stop_pid() {  # stop_pid NAME [SIGNAL]: signal (TERM) the daemon recorded in DIR/NAME.pid, wait for it
-  # (30 s, then SIGKILL)
-  local f="$dir/$1.pid" pid
+  # (30 s, then SIGKILL and 30 s more). A PID file whose process has ended, or whose PID now
+  # belongs to another process (PIDs are reused), is removed without a signal. The process is
+  # known by its start time, which a daemon that re-executes itself (the MDS's respawn) keeps.
+  local f="$dir/$1.pid" pid started _
   [ -f "$f" ] || return 0
   pid=$(cat "$f")
-  # A daemon may end by itself between the checks and the signals: only one that is
-  # still alive after both counts as a failure.
-  if alive "$pid"; then
+  if ours "$1" "$pid"; then
+    started=$(state_of "$pid")
+    started=${started#* }
     kill -"${2:-TERM}" "$pid" 2>/dev/null || true
-    for _ in $(seq 300); do alive "$pid" || break; sleep 0.1; done
-    ! alive "$pid" || kill -KILL "$pid" 2>/dev/null || true
-    for _ in $(seq 50); do alive "$pid" || break; sleep 0.1; done
-    ! alive "$pid" || die "$1 (pid $pid) is still running after SIGKILL"
+    for _ in $(seq 300); do running "$pid" "$started" || break; sleep 0.1; done
+    ! running "$pid" "$started" || kill -KILL "$pid" 2>/dev/null || true
+    for _ in $(seq 300); do running "$pid" "$started" || break; sleep 0.1; done
+    if running "$pid" "$started"; then
+      echo "ceph-cluster: $1 (pid $pid) is still running 30 s after SIGKILL (state $(state_of "$pid" | cut -d' ' -f1)," \
+        "waiting in $(cat "/proc/$pid/wchan" 2>/dev/null || echo '?')): its log is $dir/log" >&2
+      return 1
+    fi
   fi
   rm -f "$f"
 }
@@ -186,15 +207,18 @@ shift 2
 case "$cmd" in
   start)
     if ! (start "$@"); then
-      stop_pid mds; stop_pid osd; stop_pid mon; rm -rf "$dir/mds"
+      stop_pid mds || true; stop_pid osd || true; stop_pid mon || true; rm -rf "$dir/mds"
       exit 1
     fi ;;
   stop)
     [ $# -eq 0 ] || usage
-    stop_pid mds   # clients' sessions end with it; it flushes its journal to the OSD
-    stop_pid osd   # the OSD before the monitor, or it waits for a monitor that is gone
-    stop_pid mon
-    rm -rf "$dir/mds" ;;
+    # Each daemon is stopped even when one before it would not end; the exit status says so.
+    stopped=0
+    stop_pid mds || stopped=1  # clients' sessions end with it; it flushes its journal to the OSD
+    stop_pid osd || stopped=1  # the OSD before the monitor, or it waits for a monitor that is gone
+    stop_pid mon || stopped=1
+    rm -rf "$dir/mds"
+    exit $stopped ;;
   osd-stop)
     [ -f "$dir/osd.pid" ] || die "no OSD of $dir is running"
     case "${1:-}" in

@@ -1,12 +1,14 @@
 """scripts/ceph-cluster.sh: a throw-away single-node Ceph cluster starts, stores and returns
 objects, refuses a taken port or a second start, stops and starts its OSD alone (for the
-fault tests, core/tests/integration/test_rados_faults.py), and stops leaving no daemon behind;
-with --cephfs it adds an active MDS and a file system, stopped and removed with it, and a
-CephFS that cannot start is one line with nothing left running."""
+fault tests, core/tests/integration/test_rados_faults.py), and stops leaving no daemon behind,
+never signalling a process that took a PID it recorded;
+with --cephfs it adds an active MDS and a file system, stopped and removed with it (also after
+the MDS re-executed itself), and a CephFS that cannot start is one line with nothing left running."""
 import json
 import os
 import socket
 import subprocess
+import time
 
 import pytest
 
@@ -92,6 +94,23 @@ def test_osd_stops_and_starts_alone(running):
     assert not alive(again[1]) and alive(mon)
 
 
+def test_stop_never_signals_a_process_that_took_a_recorded_pid(running, tmp_path):
+    d, _, pids = running
+    other = str(tmp_path / "other")  # PID files naming another cluster's monitor and a stranger
+    os.makedirs(other)
+    stranger = subprocess.Popen(["sleep", "300"])
+    try:
+        for name, pid in (("mon", pids[0]), ("osd", stranger.pid)):
+            with open(os.path.join(other, name + ".pid"), "w") as f:
+                f.write(str(pid))
+        stopped = cluster("stop", other)
+        assert stopped.returncode == 0, stopped.stderr
+        assert alive(pids[0]) and stranger.poll() is None and daemon_pids(other) == []
+    finally:
+        stranger.kill()
+        stranger.wait()
+
+
 def processes_of(d):
     """Every process whose command line names the cluster directory."""
     found = []
@@ -124,6 +143,27 @@ def test_cephfs_starts_active_and_stops_leaving_nothing(tmp_path):
     assert stopped.returncode == 0, stopped.stderr
     assert not [p for p in pids if alive(p)] and processes_of(d) == []
     assert daemon_pids(d) == [] and not os.path.exists(os.path.join(d, "mds"))
+
+
+def test_an_mds_that_respawned_stops_with_the_rest(tmp_path):
+    # Removed from the file system's map, the MDS re-executes itself under the same PID.
+    d = str(tmp_path / "ceph")
+    res = cluster("start", d, "--cephfs")
+    try:
+        assert res.returncode == 0, res.stderr
+        mds = daemon_pids(d)[-1]
+        ceph = ["ceph", "-c", os.path.join(d, "ceph.conf"), "--connect-timeout", "20"]
+        subprocess.run(ceph + ["mds", "fail", "a"], check=True, capture_output=True, timeout=30)
+        log = os.path.join(d, "log", "mds.a.log")
+        for _ in range(300):
+            if "respawning with exe" in open(log).read():
+                break
+            time.sleep(0.1)
+        assert "respawning with exe" in open(log).read() and alive(mds)
+    finally:
+        stopped = cluster("stop", d)
+    assert stopped.returncode == 0, stopped.stderr
+    assert not alive(mds) and processes_of(d) == [] and daemon_pids(d) == []
 
 
 def test_cephfs_without_ceph_mds_is_one_line(tmp_path):
