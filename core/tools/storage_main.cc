@@ -9,6 +9,7 @@
 
 #include "deltameta/storage.h"
 #include "deltameta/store_tree.h"
+#include "util/build_info.h"
 
 namespace dm = deltameta;
 
@@ -43,7 +44,7 @@ int Remove(const dm::StorageLocation& where, bool dry_run) {
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) {
-    std::fputs(kUsage, stdout);
+    std::printf("%s\n%s\n", kUsage, dm::BuildLine().c_str());
     return 0;
   }
   const bool dry_run = args.size() == 3 && args[0] == "rm" && args[1] == "--dry-run";

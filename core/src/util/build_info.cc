@@ -3,9 +3,9 @@
 #include "util/build_info.h"
 
 #include <asio/version.hpp>
+#include <nlohmann/json.hpp>
 #include <rocksdb/version.h>
 #ifdef DELTAMETA_WITH_SNAPPY
-#include <nlohmann/json.hpp>
 #include <snappy-stubs-public.h>
 #endif
 
@@ -30,6 +30,21 @@ nlohmann::json BuildInfoJson() {
       {"asio", std::to_string(ASIO_VERSION / 100000) + "." + std::to_string(ASIO_VERSION / 100 % 1000) + "." +
                    std::to_string(ASIO_VERSION % 100)},
   };
+}
+
+std::string BuildLine() {
+  std::string with;
+#ifdef DELTAMETA_WITH_SNAPPY
+  with += " snappy";
+#endif
+#ifdef DELTAMETA_WITH_RADOS
+  with += " rados";
+#endif
+#ifdef DELTAMETA_WITH_CEPHFS
+  with += " cephfs";
+#endif
+  return std::string("Build: deltameta ") + DELTAMETA_VERSION + " (" + DELTAMETA_GIT_REVISION +
+         "), with:" + (with.empty() ? " none" : with);
 }
 
 }  // namespace deltameta

@@ -10,6 +10,10 @@ namespace deltameta {
 // version, git revision, build type, compiler, and RocksDB / Snappy / Asio versions (snappy:
 // null in a build without it). The tools add MPI's: JobBuildInfoJson (job_report.h).
 nlohmann::json BuildInfoJson();
+// The last line of every tool's --help: "Build: deltameta VERSION (GIT_REVISION), with:" and
+// the optional parts built in (snappy, rados, cephfs; "none" when none), which the workflow's
+// build rule reads to check an installed core (workflows/launch/build_core.py).
+std::string BuildLine();
 // hostname, kernel, CPU model and count, cache size, memory.
 nlohmann::json HostInfoJson();
 // The seed guide's opening lines: Date, CPU, CPUCache.

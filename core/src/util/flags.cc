@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/build_info.h"
+
 namespace deltameta {
 namespace {
 
@@ -115,7 +117,7 @@ std::string FlagSet::Usage() const {
     if (line.size() < 34) line.resize(34, ' ');
     u += line + " " + f.help + "\n";
   }
-  u += "  --help                           print this text and exit\n";
+  u += "  --help                           print this text and exit\n\n" + BuildLine() + "\n";
   return u;
 }
 

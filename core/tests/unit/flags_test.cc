@@ -1,4 +1,5 @@
-// Tests flags.h: --name=value parsing, --help, error messages naming the flag, and Values().
+// Tests flags.h: --name=value parsing, --help (its last line the build's), error messages naming
+// the flag, and Values().
 #include "deltameta/flags.h"
 
 #include <initializer_list>
@@ -81,6 +82,23 @@ TEST_F(FlagsTest, Help) {
   for (const char* text : {"deltameta_test", "A test tool.", "--num=7", "--on=0", "--dir=/tmp/default", "--old"}) {
     EXPECT_NE(usage.find(text), std::string::npos) << text;
   }
+  // The last line names the build and the optional parts it has, for the workflow's build rule.
+  const size_t at = usage.rfind("\n\nBuild: deltameta ");
+  ASSERT_NE(at, std::string::npos) << usage;
+  const std::string build = usage.substr(at + 2);
+  EXPECT_EQ(build.back(), '\n');
+  EXPECT_EQ(build.find('\n'), build.size() - 1) << build;
+  const std::string with = build.substr(build.find("), with:") + 8);
+#ifdef DELTAMETA_WITH_RADOS
+  EXPECT_NE(with.find(" rados"), std::string::npos) << build;
+#else
+  EXPECT_EQ(with.find(" rados"), std::string::npos) << build;
+#endif
+#ifdef DELTAMETA_WITH_CEPHFS
+  EXPECT_NE(with.find(" cephfs"), std::string::npos) << build;
+#else
+  EXPECT_EQ(with.find(" cephfs"), std::string::npos) << build;
+#endif
   EXPECT_TRUE(Parse({"--help"}).ok());
   EXPECT_TRUE(help_);
   EXPECT_TRUE(Parse({"--num=1", "-h"}).ok());
