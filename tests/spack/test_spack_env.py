@@ -42,7 +42,7 @@ def test_default_env_installs_and_passes_the_three_runs(spack, default_env, tmp_
     assert_tools(view_bin)
     assert not has_rados(view_bin)
     build = three_runs(view_bin, str(tmp_path / "runs"))
-    assert build["version"] == "0.4.0" and build["snappy"] and build["mpi"], build
+    assert build["version"] == "0.5.0" and build["snappy"] and build["mpi"], build
 
 
 def test_workflow_runs_from_the_spack_view(default_env, tmp_path):

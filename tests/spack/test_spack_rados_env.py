@@ -33,8 +33,8 @@ def test_rados_env_installs_and_passes_the_three_runs(rados_env, tmp_path):
     three_runs(view_bin, str(tmp_path / "runs"))
 
 
-# The pinned version predates CephFS: MD-Workbench's cephfs interface and the cephfs system,
-# which the rados profile runs (README.md, "Spack", says to leave both out with the pinned core).
+# The package builds the core without its CephFS client: MD-Workbench's cephfs interface and
+# the cephfs system, which the rados profile runs (README.md, "Spack", says to leave both out).
 PINNED_DESIGNS = ["indexfs", "indexfs-bulk", "deltafs"]
 PINNED_INTERFACES = {"mdworkbench": {"interfaces": ["posix", "indexfs", "deltafs"]}}
 
@@ -66,9 +66,9 @@ def test_the_cephfs_system_the_pinned_core_lacks_stops_the_build_rule_with_one_l
     """The rados profile as it is (cephfs among its systems) on the pinned view: rule
     build_core names the client's missing --cephfs, the installed version and both fixes."""
     err, view_bin = build_rule_on_the_view(rados_env, tmp_path, {})
-    line = (f"build_core: deltameta_client in {view_bin} (deltameta 0.4.0 is installed there) has no CephFS "
-            "client (--cephfs), but systems lists cephfs: install a newer deltameta (README.md, \"Spack\") or "
-            "leave cephfs out of systems")
+    line = (f"build_core: deltameta_client in {view_bin} (deltameta 0.5.0 is installed there) has no CephFS "
+            "client (--cephfs), but systems lists cephfs: use core.build: source, which builds it, or leave cephfs "
+            "out of systems")
     assert line in err, err[-3000:]
 
 
@@ -77,8 +77,9 @@ def test_an_interface_the_pinned_core_lacks_stops_the_build_rule_with_one_line(r
     (cephfs among them), on the pinned view: rule build_core names the interface, the
     installed version and both fixes."""
     err, view_bin = build_rule_on_the_view(rados_env, tmp_path, {"systems": PINNED_DESIGNS})
-    line = (f"build_core: deltameta_mdworkbench in {view_bin} (deltameta 0.4.0 is installed there) has no cephfs "
-            "interface, but mdworkbench.interfaces lists it: install a newer deltameta")
+    line = (f"build_core: deltameta_mdworkbench in {view_bin} (deltameta 0.5.0 is installed there) has no cephfs "
+            "interface, but mdworkbench.interfaces lists it: use core.build: source, which builds every interface, "
+            "or leave cephfs out of mdworkbench.interfaces")
     assert line in err, err[-3000:]
 
 

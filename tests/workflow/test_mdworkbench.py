@@ -135,8 +135,9 @@ def test_a_stonewall_run_breaking_its_rules_fails():
 
 
 def test_a_tool_from_before_the_stonewall_passes_without_one_and_fails_with_one():
-    """The Spack package's pinned core (0.4.0) records no positions_run: without a stonewall
-    it ran every position (its counts checked as usual); with one, validation says so."""
+    """A core from before the stonewall (0.4.0 and older) records no positions_run: without
+    a stonewall it ran every position (its counts checked as usual); with one, validation
+    says so."""
     run = "MD-Workbench posix repetition 1 benchmark"
     docs = documents("posix")
     del docs["benchmark"]["positions_run"]

@@ -75,12 +75,12 @@ def main(sm):
             sys.exit(f"build_core: {bin_dir}/deltameta_client --help failed: {help_text.stderr.strip()}")
         if "cephfs" in sm.config["systems"] and "--cephfs=" not in help_text.stdout:
             sys.exit(f"build_core: deltameta_client in {bin_dir} ({installed(bin_dir)} is installed there) has no "
-                     "CephFS client (--cephfs), but systems lists cephfs: install a newer deltameta (README.md, "
-                     "\"Spack\") or leave cephfs out of systems")
+                     "CephFS client (--cephfs), but systems lists cephfs: use core.build: source, which builds it, or "
+                     "leave cephfs out of systems")
         lacking = missing_interfaces(bin_dir, sm.config["mdworkbench"]["interfaces"])
         if lacking:
             sys.exit(f"build_core: deltameta_mdworkbench in {bin_dir} ({installed(bin_dir)} is installed there) has no "
-                     f"{' or '.join(lacking)} interface, but mdworkbench.interfaces lists it: install a newer "
-                     f"deltameta (README.md, \"Spack\") or leave {', '.join(lacking)} out of mdworkbench.interfaces")
+                     f"{' or '.join(lacking)} interface, but mdworkbench.interfaces lists it: use core.build: source, "
+                     f"which builds every interface, or leave {', '.join(lacking)} out of mdworkbench.interfaces")
     with open(sm.output.tools, "w") as f:
         json.dump({"mode": p.mode, "bin_dir": bin_dir, "tools": sorted(tools_needed(sm.config))}, f, indent=1)

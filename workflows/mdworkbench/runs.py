@@ -58,7 +58,7 @@ def read(path):
 
 def positions_problems(where, positions):
     """How a benchmark's positions_run (per iteration, per rank) breaks the run's parameters. A
-    tool from before the stonewall (the Spack package's pinned 0.4.0) records none: without a
+    tool from before the stonewall (deltameta 0.4.0 and older) records none: without a
     stonewall it ran every position, which the counts then check."""
     if positions is None and not where["stonewall"]:
         return []

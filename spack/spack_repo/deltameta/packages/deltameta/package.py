@@ -22,6 +22,7 @@ class Deltameta(CMakePackage):
     git = f"file://{_PROJECT}"
 
     # Each release is the core's CMake project version at its commit; main follows the branch.
+    version("0.5.0", commit="9791e9290192d6d993ad24d64c5e6bcb1c9492d8")
     version("0.4.0", commit="c78a3365bcf299babdb300e3ba9a3dcd38885fff")
     version("0.3.0", commit="3f8b9d3253716752f1c92286b713f6cacf0b64ce")
     version("0.2.0", commit="3f84012961f1cb17b30f32a0cc12f4bc3ab2283e")
