@@ -1,6 +1,7 @@
 """What the Spack tests run on the tools of an installed view: the seed guide's runs 1-3
 through core/bench/runs.py with exact counts, and the workflow (core.build: installed) on a
-profile; and what they check of the tools themselves (all there, built with RADOS or not)."""
+profile; what they check of the tools themselves (all there, built with RADOS or not); and
+the workflow's build rule on them where it must refuse them."""
 import json
 import os
 import subprocess
@@ -73,3 +74,17 @@ def snakemake(work, profile, bin_dir, config=None):
     with open(os.path.join(str(work), "results", name, "validation.json")) as f:
         validation = json.load(f)
     assert validation["ok"] and validation["runs_checked"] > 0, validation
+
+
+def build_rule_fails(bin_dir, work, profile, config):
+    """Rule build_core alone, on `profile` with `config` on top, on the tools of `bin_dir`
+    (core.build: installed): it must fail; returns its stderr."""
+    pytest.importorskip("snakemake")
+    overrides = os.path.join(str(work), "view.json")
+    with open(overrides, "w") as f:
+        json.dump(dict(config, core={"build": "installed", "bin_dir": bin_dir}), f)
+    res = subprocess.run([sys.executable, "-m", "snakemake", "-s", os.path.join(REPO, "Snakefile"), "--directory",
+                          str(work), "--cores", "2", "--configfile", os.path.join(REPO, "config", "profiles", profile),
+                          overrides, "--until", "build_core"], capture_output=True, text=True, timeout=600)
+    assert res.returncode != 0, res.stdout[-3000:]
+    return res.stderr

@@ -18,7 +18,7 @@ import os
 import pytest
 
 from spack_helpers import REPO, installed_prefix
-from spack_views import assert_tools, has_rados, snakemake, three_runs
+from spack_views import assert_tools, build_rule_fails, has_rados, snakemake, three_runs
 
 
 @pytest.fixture(scope="module")
@@ -47,3 +47,14 @@ def test_default_env_installs_and_passes_the_three_runs(spack, default_env, tmp_
 
 def test_workflow_runs_from_the_spack_view(default_env, tmp_path):
     snakemake(tmp_path, "smoke.yaml", os.path.join(default_env, ".spack-env", "view", "bin"))
+
+
+def test_the_rados_profile_on_the_default_view_stops_the_build_rule_with_one_line(default_env, tmp_path):
+    """The default view's tools have no RADOS (their --help's last line says so): the rados
+    profile's rule build_core says that in one line with both fixes, before any run starts."""
+    view_bin = os.path.join(default_env, ".spack-env", "view", "bin")
+    err = build_rule_fails(view_bin, tmp_path, "rados.yaml", {})
+    line = (f"build_core: the tools in {view_bin} (deltameta 0.5.0 is installed there) were built without RADOS, but "
+            "storage is rados: install deltameta +rados (README.md, \"Spack\") or use core.build: source, which "
+            "builds it")
+    assert line in err, err[-3000:]

@@ -2,17 +2,14 @@
 concretizes and installs, its tools are built with RADOS and pass runs 1-3, the workflow runs
 from its view with every store in a throw-away Ceph cluster (config/profiles/rados.yaml), and
 its externals stay those of spack.yaml. Spack as in test_spack_env.py."""
-import json
 import os
 import shutil
-import subprocess
-import sys
 
 import pytest
 import yaml
 
 from spack_helpers import REPO
-from spack_views import assert_tools, has_rados, snakemake, three_runs
+from spack_views import assert_tools, build_rule_fails, has_rados, snakemake, three_runs
 
 
 @pytest.fixture(scope="module")
@@ -47,25 +44,11 @@ def test_workflow_on_rados_runs_from_the_rados_view(rados_env, tmp_path):
               dict(PINNED_INTERFACES, systems=PINNED_DESIGNS))
 
 
-def build_rule_on_the_view(rados_env, work, config):
-    """Rule build_core alone, on the rados profile with `config` on top, on the pinned view:
-    (its stderr, the view's bin folder); it must fail."""
-    pytest.importorskip("snakemake")
-    view_bin = os.path.join(rados_env, ".spack-env", "view", "bin")
-    overrides = work / "view.json"
-    overrides.write_text(json.dumps(dict(config, core={"build": "installed", "bin_dir": view_bin})))
-    res = subprocess.run([sys.executable, "-m", "snakemake", "-s", os.path.join(REPO, "Snakefile"), "--directory",
-                          str(work), "--cores", "2", "--configfile",
-                          os.path.join(REPO, "config", "profiles", "rados.yaml"), str(overrides), "--until",
-                          "build_core"], capture_output=True, text=True, timeout=600)
-    assert res.returncode != 0, res.stdout[-3000:]
-    return res.stderr, view_bin
-
-
 def test_the_cephfs_system_the_pinned_core_lacks_stops_the_build_rule_with_one_line(rados_env, tmp_path):
     """The rados profile as it is (cephfs among its systems) on the pinned view: rule
     build_core names the client's missing --cephfs, the installed version and both fixes."""
-    err, view_bin = build_rule_on_the_view(rados_env, tmp_path, {})
+    view_bin = os.path.join(rados_env, ".spack-env", "view", "bin")
+    err = build_rule_fails(view_bin, tmp_path, "rados.yaml", {})
     line = (f"build_core: deltameta_client in {view_bin} (deltameta 0.5.0 is installed there) has no CephFS "
             "client (--cephfs), but systems lists cephfs: use core.build: source, which builds it, or leave cephfs "
             "out of systems")
@@ -76,7 +59,8 @@ def test_an_interface_the_pinned_core_lacks_stops_the_build_rule_with_one_line(r
     """The rados profile without the cephfs system, MD-Workbench's interfaces as they are
     (cephfs among them), on the pinned view: rule build_core names the interface, the
     installed version and both fixes."""
-    err, view_bin = build_rule_on_the_view(rados_env, tmp_path, {"systems": PINNED_DESIGNS})
+    view_bin = os.path.join(rados_env, ".spack-env", "view", "bin")
+    err = build_rule_fails(view_bin, tmp_path, "rados.yaml", {"systems": PINNED_DESIGNS})
     line = (f"build_core: deltameta_mdworkbench in {view_bin} (deltameta 0.5.0 is installed there) has no cephfs "
             "interface, but mdworkbench.interfaces lists it: use core.build: source, which builds every interface, "
             "or leave cephfs out of mdworkbench.interfaces")

@@ -1,10 +1,14 @@
 """The workflow on an installed core (core.build: installed), e.g. a Spack view's bin/: its
 tools are used, and a bin_dir lacking a tool the configured runs start fails at once with
-one line naming the tool, the version installed there and how to switch those runs off."""
+one line naming the tool, the version installed there and how to switch those runs off; the
+tools' --help names what they were built with, which the build rule reads."""
 import json
 import os
+import subprocess
 
 from workflow_helpers import NO_MDWB, REPO
+
+from workflows.launch.build_core import built_with
 
 BUILT = os.path.join(REPO, "build", "core")
 
@@ -51,3 +55,19 @@ def test_a_tool_the_runs_need_missing_from_an_older_install_is_one_line(workflow
     # With those runs off, the same install serves the rest.
     res = workflow_in.run("--until", "build_core", overrides={**NO_MDWB, "core": core})
     assert res.returncode == 0, res.stderr[-3000:]
+
+
+def test_every_tool_names_its_build_and_what_it_has_in_its_help():
+    """scripts/build-core.sh builds every optional part: each tool's --help ends in the same
+    line naming the version and snappy, rados and cephfs, which built_with reads."""
+    lines = set()
+    tools = sorted(t for t in os.listdir(BUILT) if t.startswith("deltameta_") and not t.endswith((".a", ".so")))
+    assert "deltameta_storage" in tools and "deltameta_client" in tools, tools
+    for tool in tools:
+        res = subprocess.run([os.path.join(BUILT, tool), "--help"], capture_output=True, text=True, timeout=60)
+        assert res.returncode == 0, res
+        lines.add(res.stdout.rstrip("\n").splitlines()[-1])
+        assert built_with(res.stdout) == {"snappy", "rados", "cephfs"}, (tool, res.stdout[-300:])
+    assert len(lines) == 1 and next(iter(lines)).startswith("Build: deltameta "), lines
+    assert built_with("Usage: deltameta_client [--flag=value ...]\n  --cephfs=0 ...\n") is None  # 0.4.0 and older
+    assert built_with("Build: deltameta 0.5.0 (0123456789ab), with: none\n") == set()

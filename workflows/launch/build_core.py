@@ -2,7 +2,8 @@
 bin_dir: every tool the configured runs start must be there, registry.tools_needed) and
 records where the tools are and which in results/core/tools.json; an installed version that
 lacks what the configuration asks for (an MD-Workbench interface, the client's CephFS backend
-for the cephfs system) fails it in one line."""
+for the cephfs system, RADOS for storage: rados; the tools' --help names what they were built
+with) fails it in one line."""
 import json
 import os
 import re
@@ -37,15 +38,25 @@ def installed(bin_dir):
     return f"deltameta {version}" if version else "a deltameta of unknown version"
 
 
-def missing_interfaces(bin_dir, interfaces):
+def built_with(help_text):
+    """The optional parts (snappy, rados, cephfs) a tool's --help names in its last line,
+    "Build: deltameta VERSION (REVISION), with: ..." (core/src/util/build_info.h), or None for
+    a version from before that line (0.4.0 and older)."""
+    m = re.search(r"^Build: deltameta \S+ \(.*\), with:(.*)$", help_text, re.M)
+    return set(m[1].split()) - {"none"} if m else None
+
+
+def missing_interfaces(bin_dir, interfaces, has_cephfs):
     """The configured MD-Workbench interfaces that the installed deltameta_mdworkbench does not
-    name in its --help's --interface line (an older version than the one that added them)."""
+    name in its --help's --interface line (an older version than the one that added them),
+    and cephfs where the build has no CephFS client."""
     if not interfaces:
         return []
     res = subprocess.run([os.path.join(bin_dir, "deltameta_mdworkbench"), "--help"], capture_output=True, text=True,
                          timeout=60)
     line = next((ln for ln in (res.stdout + res.stderr).splitlines() if ln.strip().startswith("--interface=")), "")
-    return [i for i in interfaces if not re.search(rf"\b{re.escape(i)}\b", line)]
+    return [i for i in interfaces
+            if not re.search(rf"\b{re.escape(i)}\b", line) or (i == "cephfs" and not has_cephfs)]
 
 
 def main(sm):
@@ -73,11 +84,17 @@ def main(sm):
                                    text=True, timeout=60)
         if help_text.returncode != 0:
             sys.exit(f"build_core: {bin_dir}/deltameta_client --help failed: {help_text.stderr.strip()}")
-        if "cephfs" in sm.config["systems"] and "--cephfs=" not in help_text.stdout:
+        parts = built_with(help_text.stdout)
+        has_cephfs = "cephfs" in parts if parts is not None else "--cephfs=" in help_text.stdout
+        if sm.config["storage"] == "rados" and parts is not None and "rados" not in parts:
+            sys.exit(f"build_core: the tools in {bin_dir} ({installed(bin_dir)} is installed there) were built "
+                     "without RADOS, but storage is rados: install deltameta +rados (README.md, \"Spack\") or use "
+                     "core.build: source, which builds it")
+        if "cephfs" in sm.config["systems"] and not has_cephfs:
             sys.exit(f"build_core: deltameta_client in {bin_dir} ({installed(bin_dir)} is installed there) has no "
                      "CephFS client (--cephfs), but systems lists cephfs: use core.build: source, which builds it, or "
                      "leave cephfs out of systems")
-        lacking = missing_interfaces(bin_dir, sm.config["mdworkbench"]["interfaces"])
+        lacking = missing_interfaces(bin_dir, sm.config["mdworkbench"]["interfaces"], has_cephfs)
         if lacking:
             sys.exit(f"build_core: deltameta_mdworkbench in {bin_dir} ({installed(bin_dir)} is installed there) has no "
                      f"{' or '.join(lacking)} interface, but mdworkbench.interfaces lists it: use core.build: source, "
