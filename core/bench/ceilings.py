@@ -1,9 +1,10 @@
 """The transport ceilings beside the per-operation phases (side_by_side.py): a ping-pong
 of each transport (deltameta_pingpong) with the process placement of the phases' jobs,
 so that every run answers "is it us or the machine". Ours talks shared memory (the tools'
-default) with its clients pinned (--cpu_affinity=1); it also runs over its Unix sockets and
-TCP. The original prototype talks UDP and pins nothing; its ceiling is the ping-pong of
-UDP in its pattern, unpinned."""
+default) with its clients placed as in the phases (pinned, --cpu_affinity=1, unless
+side_by_side.py --cpu-affinity 0); it also runs over its Unix sockets and TCP. The original
+prototype talks UDP and pins nothing; its ceiling is the ping-pong of UDP in its pattern,
+unpinned."""
 import json
 import os
 import subprocess
@@ -11,8 +12,9 @@ import subprocess
 from mpijobs import JobError
 
 PINGPONG = "deltameta_pingpong"
-# (transport, cpu_affinity): each as its implementation places it.
-TRANSPORTS = [("shm", 1), ("unix", 1), ("tcp", 1), ("udp", 0)]
+# (transport, cpu_affinity): each as its implementation places it; None: as ours' clients are
+# placed in this invocation (side_by_side.py --cpu-affinity, pinned by default).
+TRANSPORTS = [("shm", None), ("unix", None), ("tcp", None), ("udp", 0)]
 OURS, ORIGINAL = "shm", "udp"  # the transports the two implementations' phases run over
 # The per-operation phases (every create or lstat one RPC), each with the server count of its job:
 # "servers" (runs 1 and 2) or "readers" (run 3's read-only servers).
@@ -35,6 +37,7 @@ def run(tool, a, logs, label):
     out = []
     for name, (clients, servers) in placements(a).items():
         for transport, pinned in TRANSPORTS:
+            pinned = a.cpu_affinity if pinned is None else pinned
             stem = os.path.join(logs, f"{label}pingpong-{transport}-{name}")
             cmd = [tool, f"--transport={transport}", f"--clients={clients}", f"--servers={servers}",
                    f"--threads={THREADS}", f"--calls={a.pingpong_calls}", f"--cpu_affinity={pinned}",

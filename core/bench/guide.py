@@ -283,14 +283,16 @@ class GuideTools:
     parallel compaction and read. `a` holds the scale (ranks, n, servers, readers), mpiexec,
     info_port, ready_timeout, stop_timeout and keep_stores; jobs run in `work`, with the store
     settings `env` (DELTAFS_Db_*: both implementations read them) over the guide's, and
-    `store_flags` on every tool's command line (the original's --env_use_rados=1 on RADOS).
+    `store_flags` on every tool's command line (the original's --env_use_rados=1 on RADOS) and
+    `client_flags` on its clients' (ours' --cpu_affinity in side_by_side.py).
     With a `hostfile` of several hosts the jobs are placed as guide_hosts says, the servers
     given their hosts' address prefix and the clients the info port of their rank 0's host;
     every rank starts through `wrapper` where one is given (Launcher)."""
 
-    def __init__(self, key, bin_dir, a, work, env=None, store_flags=None, hostfile=None, wrapper=()):
+    def __init__(self, key, bin_dir, a, work, env=None, store_flags=None, hostfile=None, wrapper=(),
+                 client_flags=None):
         self.key, self.a, self.work, self.overrides = key, a, work, dict(env or {})
-        self.store_flags = dict(store_flags or {})
+        self.store_flags, self.client_flags = dict(store_flags or {}), dict(client_flags or {})
         self.launcher = Launcher(bin_dir, a.mpiexec, hostfile, names=TOOL_NAMES[key], wrapper=wrapper)
         self.uri = f"tcp://127.0.0.1:{a.info_port}"
         self.port_flags = {} if a.info_port == GUIDE_INFO_PORT else {"info_port": a.info_port}
@@ -313,7 +315,8 @@ class GuideTools:
         """The client job `name` (beside the servers job `servers`, if any): its results,
         each phase with the CPU seconds of the client's and the servers' ranks over it."""
         job = jobs.run(self.launcher, name, self.a.ranks, dict(env, **self.overrides), "client",
-                       dict(client_flags, **self.store_flags), self.work, self.hosts(name, role))
+                       dict(client_flags, **self.store_flags, **self.client_flags), self.work,
+                       self.hosts(name, role))
         return with_cpu(results(job, {phase: self.a.ranks * self.a.n for phase in expect}), jobs, name, servers)
 
     def indexfs(self, jobs, name, root, bulk=False):

@@ -156,6 +156,9 @@ def main():
     p.add_argument("--pingpong-calls", type=int, default=20000,
                    help="timed calls per client of each transport's ping-pong, every repetition (default 20000; "
                         "0: no ceilings)")
+    p.add_argument("--cpu-affinity", type=int, choices=(0, 1), default=1,
+                   help="ours' clients pinned one per CPU (1, the tools' default) or placed by the scheduler (0), "
+                        "in the phases and in ours' ping-pongs; the original pins nothing")
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     p.add_argument("--work", help="directory for the stores (default: a fresh one in /tmp, removed after)")
     p.add_argument("--logs", help="directory for every job's command line and output (default: in --work; "
@@ -199,7 +202,8 @@ def main():
         if temp_work:
             shutil.rmtree(work, ignore_errors=True)
         raise
-    systems = {k: GuideTools(k, tools[k], a, work) for k in bins}
+    placed = {"ours": {"cpu_affinity": a.cpu_affinity}}
+    systems = {k: GuideTools(k, tools[k], a, work, client_flags=placed.get(k)) for k in bins}
 
     stop_on_signals()  # SIGTERM, and SIGINT even when started with it ignored, stop every job
     signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -210,7 +214,8 @@ def main():
     host = {"hostname": platform.node(), **machine.describe(), "loadavg_start": loadavg()}
     cpu_start = machine.cpu_times()
     print(f"side_by_side: {a.ranks} client ranks x {a.n} files, {a.servers} servers (runs 1-2), {a.readers} "
-          f"compactor ranks / read servers (run 3), {a.repeat} repetition(s), systems: {', '.join(systems)}; "
+          f"compactor ranks / read servers (run 3), {a.repeat} repetition(s), systems: {', '.join(systems)} (ours' "
+          f"clients {'pinned' if a.cpu_affinity else 'unpinned'}); "
           f"{host['cpus']} CPUs, load {' '.join(map(str, host['loadavg_start']))}; logs in {logs}", flush=True)
     try:
         for rep in range(a.repeat):
@@ -297,6 +302,7 @@ def main():
         with open(a.json, "w") as f:
             json.dump({"schema": "deltameta.side_by_side/1", "n": a.n, "ranks": a.ranks, "servers": a.servers,
                        "readers": a.readers, "repeat": a.repeat, "info_port": a.info_port,
+                       "cpu_affinity": a.cpu_affinity,
                        "systems": bins, "mpiexec": a.mpiexec, "host": host, "phases": rows, "peak_memory": memory,
                        "pingpong_calls": a.pingpong_calls, "ceilings": ceiling, "ceiling_runs": ceiling_runs,
                        "repetitions": reps},

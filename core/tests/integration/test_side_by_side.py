@@ -1,4 +1,5 @@
 # core/bench/side_by_side.py at small scale on our tools only: all seven phases with numbers,
+# ours unpinned on request (--cpu-affinity 0),
 # nothing left running, and a clear one-line error for a bad --original.
 import json
 import os
@@ -74,6 +75,24 @@ class SideBySide(unittest.TestCase):
                 self.assertGreater(m["private_mib"]["ours"], 0, m)
         self.assertRegex(r.stdout, r"\nrun1 servers +[0-9.]+ +- +[0-9.]+ +-\n")
         self.assertEqual(os.listdir(self.s.path("work")), ["logs"], "the stores were not removed")
+
+    def test_ours_unpinned_in_the_phases_and_the_ceilings(self):
+        """--cpu-affinity 0: every client job of ours and ours' ping-pongs leave placement to
+        the scheduler; the original's UDP ping-pong stays unpinned either way."""
+        out_json = self.s.path("result.json")
+        r = self.script("--n", "200", "--repeat", "1", "--info-port", "0", "--pingpong-calls", "100",
+                        "--cpu-affinity", "0", "--work", self.s.path("work"), "--json", out_json)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("(ours' clients unpinned)", r.stdout)
+        with open(out_json) as f:
+            doc = json.load(f)
+        self.assertEqual(doc["cpu_affinity"], 0)
+        self.assertEqual({c["cpu_affinity"] for c in doc["ceilings"]}, {0})
+        with open(os.path.join(self.s.path("work"), "logs", "commands.log")) as f:
+            clients = [line for line in f if "/deltameta_client " in line]
+        self.assertEqual(len(clients), 4, clients)  # runs 1 and 2, run 3's write and read
+        for line in clients:
+            self.assertIn(" --cpu_affinity=0", line)
 
     def test_bad_original_is_one_clear_line(self):
         r = self.script("--n", "500", "--original", self.s.path("no-such-dir"), timeout=30)
