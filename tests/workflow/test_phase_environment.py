@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 import pytest
 from workflow_helpers import REPO, with_pythonpath
 from mpijobs import Sampler, procs
+from mpijobs import sampler as sampler_module
 
 from workflows.environment import mounts
 from workflows.environment.phase import ENVIRONMENT_COLUMNS, environment_columns
@@ -59,6 +60,29 @@ def test_the_other_processes_share_allows_for_the_readings_resolution():
     # readings made before they carried their bounds are taken as they are
     old = [r[:4] for r in busy]
     assert environment_columns(doc(environment={"readings": old}), 1)["cpu_other_share"] == pytest.approx(9 / 20)
+
+
+def test_the_other_processes_share_is_never_more_than_the_busy_share():
+    """Readings whose own CPU falls (a process of the run's tree that ended while the tree
+    was read, recorded before the sampler kept the series from falling): the other
+    processes' share is at most the busy share (it once read 1.017 of the CPUs)."""
+    falling = [[100.0, "cpu  1000 0 500 8000 100 0 0 0 0 0", 2.0, 10.5, 4, 0.0],
+               [101.0, "cpu  1190 0 510 8000 100 0 0 0 0 0", 2.0, 10.2, 3, 0.0]]
+    # all 200 ticks busy; the run's own CPU taken as none, less the 3 processes' resolution
+    # (it read -0.3 s: 1.135 of the CPUs before)
+    assert environment_columns(doc(environment={"readings": falling}), 1)["cpu_other_share"] == pytest.approx(0.985)
+
+
+def test_the_samplers_readings_of_the_runs_cpu_never_fall(monkeypatch):
+    """A reading that misses a process ended mid-read reads less CPU than the one before:
+    the sampler keeps the higher, so the run's own CPU over a phase is never negative."""
+    series = iter([(5.0, 3), (4.9, 2), (5.2, 3)])  # the tree's CPU seconds, processes read
+    monkeypatch.setattr(sampler_module, "_tree_cpu_s", lambda: next(series))
+    sampler = Sampler()
+    for _ in range(3):
+        sampler.read()
+    assert [r[3] for r in sampler.readings] == [5.0, 5.0, 5.2]
+    assert [r[4] for r in sampler.readings] == [4, 3, 4]
 
 
 def test_results_without_readings_leave_the_columns_empty():

@@ -32,7 +32,8 @@ def cpu_shares(environment):
     document's `environment`; empty values where it has none (results made before the
     environment was measured). The other processes' share is the least the readings show:
     the machine's busy time less the run's own, less the readings' resolution, so that on
-    an idle machine a phase of a tenth of a second does not read as 10% used by others."""
+    an idle machine a phase of a tenth of a second does not read as 10% used by others; it
+    is never more than the busy share."""
     readings = (environment or {}).get("readings") or []
     if len(readings) < 2:
         return {"cpu_other_share": "", "cpu_steal_share": "", "load_max": ""}
@@ -41,7 +42,8 @@ def cpu_shares(environment):
     shares = busy_share(before, after)
     # the run's own CPU seconds in the machine's ticks (USER_HZ), as a share of all ticks counted
     ticks = sum(after[k] - before[k] for k in after if k not in IN_OTHERS)
-    own_or_unresolved = (last[3] - first[3]) * os.sysconf("SC_CLK_TCK") + resolution(first, last, ticks)
+    # never less than none (readings from before the sampler kept the run's CPU from falling)
+    own_or_unresolved = max(last[3] - first[3], 0.0) * os.sysconf("SC_CLK_TCK") + resolution(first, last, ticks)
     own = own_or_unresolved / ticks if ticks > 0 else 0.0
     return {"cpu_other_share": max(shares["busy"] - own, 0.0),
             "cpu_steal_share": "" if shares["steal"] is None else shares["steal"],

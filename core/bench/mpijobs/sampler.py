@@ -90,7 +90,11 @@ class Sampler:
         when, line, load = time.time(), _cpu_line(), _load_1m()
         (tree, in_tree), (serving, served) = _tree_cpu_s(), self.serving()
         self.servers_read.append(self.servers())
-        self.readings.append([when, line, load, tree + serving, 1 + in_tree + served, time.time() - when])
+        # The run's CPU only grows, but a reading can come out lower than the one before when a
+        # process of the tree ends while the tree is read (its parent read before it reaped
+        # the process, the process after: counted in neither): the higher of the two is kept.
+        own = max([tree + serving] + [r[3] for r in self.readings[-1:]])
+        self.readings.append([when, line, load, own, 1 + in_tree + served, time.time() - when])
 
     def _loop(self):
         while not self._stop.wait(self.period):
