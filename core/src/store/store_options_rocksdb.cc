@@ -1,13 +1,14 @@
 // Store settings as RocksDB options: see store_options.h. Apart from the rest of
 // StoreOptions, so that programs without a store (the RPC client) do not link RocksDB.
 #include <algorithm>
+#include <memory>
 
 #include <rocksdb/cache.h>
 #include <rocksdb/filter_policy.h>
-#include <rocksdb/memtablerep.h>
 #include <rocksdb/table.h>
 
 #include "deltameta/store_options.h"
+#include "store/sorted_vector_memtable.h"
 
 namespace deltameta {
 
@@ -36,7 +37,7 @@ rocksdb::Options StoreOptions::ToRocksDb() const {
   o.manual_wal_flush = write_ahead_log_buffer > 0 && !wal_sync;
   o.writable_file_max_buffer_size = static_cast<size_t>(write_ahead_log_buffer > 0 ? write_ahead_log_buffer : 1 << 20);
   if (write_only) {
-    o.memtable_factory.reset(new rocksdb::VectorRepFactory(static_cast<size_t>(write_only_entries)));
+    o.memtable_factory = std::make_shared<SortedVectorMemTableFactory>(static_cast<size_t>(write_only_entries));
     o.allow_concurrent_memtable_write = false;
     // Two memtables of half the size, the one written and the one being flushed (writes
     // wait for the flush when both are full), hold at most memtable_size together; two of

@@ -174,11 +174,11 @@ TEST_F(StoreOptionsTest, MapsOntoRocksDb) {
   EXPECT_TRUE(options_.ToWriteOptions().disableWAL);
 }
 
-TEST_F(StoreOptionsTest, WriteOnlyStoresUseAVectorMemtable) {
+TEST_F(StoreOptionsTest, WriteOnlyStoresUseTheSortedVectorMemtable) {
   EXPECT_STREQ(options_.ToRocksDb().memtable_factory->Name(), "SkipListFactory");
   options_.write_only = true;
   rocksdb::Options o = options_.ToRocksDb();
-  EXPECT_STREQ(o.memtable_factory->Name(), "VectorRepFactory");
+  EXPECT_STREQ(o.memtable_factory->Name(), "DeltametaSortedVectorMemTableFactory");
   EXPECT_FALSE(o.allow_concurrent_memtable_write);
 }
 

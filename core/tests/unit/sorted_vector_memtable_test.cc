@@ -1,0 +1,195 @@
+// Tests store/sorted_vector_memtable.h through real RocksDB stores: what a write-only store
+// reads back, before its flush and from the tables the flush writes, is every key in
+// RocksDB's order with its newest value, whatever the keys share or how long they are, and
+// a store with another comparator is still in that comparator's order; and the sort itself
+// orders entries with about one comparator call per entry where keys are in bytewise order.
+#include "store/sorted_vector_memtable.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <rocksdb/comparator.h>
+#include <rocksdb/db.h>
+
+#include "temp_dir.h"
+
+namespace deltameta {
+namespace {
+
+class SortedVectorMemTableTest : public ::testing::Test {
+ protected:
+  void Open(const rocksdb::Comparator* comparator = rocksdb::BytewiseComparator()) {
+    rocksdb::Options options;
+    options.create_if_missing = true;
+    options.comparator = comparator;
+    options.allow_concurrent_memtable_write = false;
+    options.memtable_factory = std::make_shared<SortedVectorMemTableFactory>(16);
+    rocksdb::DB* db = nullptr;
+    ASSERT_TRUE(rocksdb::DB::Open(options, dir_.path() + "/db", &db).ok());
+    db_.reset(db);
+  }
+
+  void Put(const std::string& key, const std::string& value) {
+    ASSERT_TRUE(db_->Put(rocksdb::WriteOptions(), key, value).ok());
+    expected_[key] = value;
+  }
+
+  void Delete(const std::string& key) {
+    ASSERT_TRUE(db_->Delete(rocksdb::WriteOptions(), key).ok());
+    expected_.erase(key);
+  }
+
+  std::vector<std::pair<std::string, std::string>> Scan(bool backwards = false) {
+    std::vector<std::pair<std::string, std::string>> got;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+    if (backwards) {
+      for (it->SeekToLast(); it->Valid(); it->Prev()) got.emplace_back(it->key().ToString(), it->value().ToString());
+    } else {
+      for (it->SeekToFirst(); it->Valid(); it->Next()) got.emplace_back(it->key().ToString(), it->value().ToString());
+    }
+    EXPECT_TRUE(it->status().ok()) << it->status().ToString();
+    return got;
+  }
+
+  std::vector<std::pair<std::string, std::string>> Expected() const { return {expected_.begin(), expected_.end()}; }
+
+  void Flush() { ASSERT_TRUE(db_->Flush(rocksdb::FlushOptions()).ok()); }
+
+  // Keys as the DeltaFS write stores hold them (an 8-byte directory id, then names), and
+  // keys that share nothing, end inside the 16 bytes compared as integers, differ only past
+  // them, or only in a zero byte after one another's end.
+  void PutMixedKeys() {
+    std::vector<std::string> keys;
+    const std::string dir("\0\0\0\0\0\0\0\x2a", 8);
+    for (int i = 0; i < 3000; ++i) keys.push_back(dir + "f" + std::to_string(i % 4) + "." + std::to_string(i));
+    for (int i = 0; i < 200; ++i) keys.push_back(dir + "same-first-sixteen-bytes:" + std::to_string(i));
+    for (const char* k :
+         {"a", "ab", "b", "\xff", "zz", "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01"})
+      keys.emplace_back(k);
+    keys.push_back(std::string("ab\0", 3));
+    keys.push_back(std::string("ab\0c", 4));
+    keys.push_back(dir);
+    std::shuffle(keys.begin(), keys.end(), std::mt19937(7));
+    for (size_t i = 0; i < keys.size(); ++i) Put(keys[i], "v" + std::to_string(i));
+  }
+
+  TempDir dir_;
+  std::unique_ptr<rocksdb::DB> db_;
+  std::map<std::string, std::string> expected_;
+};
+
+TEST_F(SortedVectorMemTableTest, ReadsBackEveryKeyInOrderBeforeAndAfterTheFlush) {
+  Open();
+  PutMixedKeys();
+  Put("ab", "newer");  // the newest value of a key comes back, once
+  Delete("zz");
+  EXPECT_EQ(Scan(), Expected());  // from the memtable being written: a sorted copy
+  auto backwards = Expected();
+  std::reverse(backwards.begin(), backwards.end());
+  EXPECT_EQ(Scan(true), backwards);
+  std::string value;
+  ASSERT_TRUE(db_->Get(rocksdb::ReadOptions(), "ab", &value).ok());
+  EXPECT_EQ(value, "newer");
+  EXPECT_TRUE(db_->Get(rocksdb::ReadOptions(), "zz", &value).IsNotFound());
+  Flush();  // the flush sorts the memtable in place and writes it as a table
+  EXPECT_EQ(Scan(), Expected());
+  EXPECT_EQ(Scan(true), backwards);
+}
+
+TEST_F(SortedVectorMemTableTest, SeeksLandOnTheFirstKeyAtOrAfterAndAtOrBefore) {
+  Open();
+  for (const char* k : {"b", "d", "f"}) Put(k, k);
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+  it->Seek("c");
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key().ToString(), "d");
+  it->Seek("d");
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key().ToString(), "d");
+  it->SeekForPrev("e");
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key().ToString(), "d");
+  it->SeekForPrev("a");
+  EXPECT_FALSE(it->Valid());
+  it->Seek("g");
+  EXPECT_FALSE(it->Valid());
+}
+
+TEST_F(SortedVectorMemTableTest, AnotherComparatorsOrderIsKept) {
+  Open(rocksdb::ReverseBytewiseComparator());
+  PutMixedKeys();
+  Flush();
+  auto backwards = Expected();
+  std::reverse(backwards.begin(), backwards.end());
+  EXPECT_EQ(Scan(), backwards);
+}
+
+TEST_F(SortedVectorMemTableTest, ManyFlushesOfAWrittenStoreKeepEveryEntry) {
+  rocksdb::Options options;
+  options.create_if_missing = true;
+  options.allow_concurrent_memtable_write = false;
+  options.write_buffer_size = 64 << 10;  // a flush every few hundred entries, beside the writes
+  options.memtable_factory = std::make_shared<SortedVectorMemTableFactory>(16);
+  rocksdb::DB* db = nullptr;
+  ASSERT_TRUE(rocksdb::DB::Open(options, dir_.path() + "/many", &db).ok());
+  db_.reset(db);
+  std::mt19937 random(11);
+  for (int i = 0; i < 20000; ++i) Put("k" + std::to_string(random()), std::string(40, 'x'));
+  Flush();
+  EXPECT_EQ(Scan(), Expected());
+}
+
+// RocksDB's memtable order on entries in its memtable format (varint32 length, user key,
+// 8-byte little-endian sequence and type; the value left out): user keys bytewise, then
+// the newer entry first. Counts its calls.
+class CountingComparator : public rocksdb::MemTableRep::KeyComparator {
+ public:
+  int operator()(const char* a, const char* b) const override { return Compare(decode_key(a), decode_key(b)); }
+  int operator()(const char* a, const rocksdb::Slice& key) const override { return Compare(decode_key(a), key); }
+  mutable uint64_t calls = 0;
+
+ private:
+  int Compare(const rocksdb::Slice& a, const rocksdb::Slice& b) const {
+    ++calls;
+    int c = rocksdb::Slice(a.data(), a.size() - 8).compare(rocksdb::Slice(b.data(), b.size() - 8));
+    if (c != 0) return c;
+    uint64_t sa, sb;
+    std::memcpy(&sa, a.data() + a.size() - 8, 8);
+    std::memcpy(&sb, b.data() + b.size() - 8, 8);
+    return sa > sb ? -1 : sa < sb ? 1 : 0;
+  }
+};
+
+std::string Entry(const std::string& user_key, uint64_t sequence) {
+  std::string entry(1, static_cast<char>(user_key.size() + 8));  // keys under 120 bytes: one byte
+  entry += user_key;
+  entry.append(reinterpret_cast<const char*>(&sequence), 8);
+  return entry;
+}
+
+TEST(SortMemTableEntries, OrdersByTheKeysThenTheNewestFirstWithAboutOneComparisonAnEntry) {
+  std::vector<std::string> storage;
+  const std::string dir("\0\0\0\0\0\0\0\x07", 8);
+  for (uint64_t i = 0; i < 10000; ++i) storage.push_back(Entry(dir + "f1." + std::to_string(i * 7919 % 10000), i));
+  storage.push_back(Entry(dir + "f1.42", 20000));  // a newer entry of a key: before the older one
+  std::vector<const char*> entries;
+  for (const std::string& e : storage) entries.push_back(e.data());
+  CountingComparator compare;
+  EXPECT_TRUE(SortMemTableEntries(compare, &entries));
+  EXPECT_LT(compare.calls, 3 * entries.size());  // RocksDB's own sort: about 14 an entry here
+  for (size_t i = 1; i < entries.size(); ++i) ASSERT_LT(compare(entries[i - 1], entries[i]), 0) << i;
+  auto newer = std::find(entries.begin(), entries.end(), storage.back().data());
+  ASSERT_TRUE(newer != entries.end() && newer + 1 != entries.end());
+  EXPECT_EQ(std::string(*(newer + 1) + 1, dir.size() + 5), dir + "f1.42");  // then the key's older entry
+}
+
+}  // namespace
+}  // namespace deltameta
