@@ -6,7 +6,8 @@
 // instructions, and the writer waited for the flush (core/doc/measurements.md, "Where run
 // 3's DeltaFS insert spends its time"). The order is RocksDB's bytewise one, which every
 // store of the project uses; each sort is checked against the comparator and done again
-// with it should any neighbours be out of its order.
+// with it should any neighbours be out of its order. Its one writer (concurrent memtable
+// writes off) takes no lock per entry; readers of a memtable still written copy and sort.
 #pragma once
 
 #include <cstddef>

@@ -1,17 +1,21 @@
 // Tests store/sorted_vector_memtable.h through real RocksDB stores: what a write-only store
 // reads back, before its flush and from the tables the flush writes, is every key in
 // RocksDB's order with its newest value, whatever the keys share or how long they are, and
-// a store with another comparator is still in that comparator's order; and the sort itself
-// orders entries with about one comparator call per entry where keys are in bytewise order.
+// a store with another comparator is still in that comparator's order, and readers beside
+// the writer see sorted prefixes of its writes; and the sort itself orders entries with
+// about one comparator call per entry where keys are in bytewise order.
 #include "store/sorted_vector_memtable.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -145,6 +149,49 @@ TEST_F(SortedVectorMemTableTest, ManyFlushesOfAWrittenStoreKeepEveryEntry) {
   for (int i = 0; i < 20000; ++i) Put("k" + std::to_string(random()), std::string(40, 'x'));
   Flush();
   EXPECT_EQ(Scan(), Expected());
+}
+
+// A reader iterating the memtable while the one writer appends to it (and moves its array
+// as it grows) sees, each time, a sorted prefix of the writes that only grows.
+TEST_F(SortedVectorMemTableTest, ReadersBesideTheWriterSeeSortedGrowingPrefixes) {
+  Open();  // the index starts at 16 entries: it grows many times while read
+  const int kKeys = 20000;
+  std::atomic<bool> writing{true};
+  std::atomic<int> failed_puts{0};
+  std::thread writer([&] {
+    std::mt19937 random(13);
+    for (int i = 0; i < kKeys; ++i) {
+      if (!db_->Put(rocksdb::WriteOptions(), "k" + std::to_string(random()), "v").ok()) ++failed_puts;
+    }
+    writing.store(false);
+  });
+  size_t scans = 0, last_count = 0;
+  bool sorted = true, grew_only = true;
+  while (writing.load() || scans == 0) {
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+    std::string previous;
+    size_t count = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next(), ++count) {
+      std::string key = it->key().ToString();
+      if (count > 0 && !(previous < key)) sorted = false;
+      previous = std::move(key);
+    }
+    if (count < last_count) grew_only = false;
+    last_count = count;
+    ++scans;
+  }
+  writer.join();
+  EXPECT_EQ(failed_puts.load(), 0);
+  EXPECT_TRUE(sorted);
+  EXPECT_TRUE(grew_only);
+  EXPECT_GT(scans, 1u);
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions()));
+  size_t count = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) ++count;
+  std::set<std::string> distinct;
+  std::mt19937 random(13);
+  for (int i = 0; i < kKeys; ++i) distinct.insert("k" + std::to_string(random()));
+  EXPECT_EQ(count, distinct.size());
 }
 
 // RocksDB's memtable order on entries in its memtable format (varint32 length, user key,
