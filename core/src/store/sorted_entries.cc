@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <new>
 
 #include <rocksdb/slice.h>
 
@@ -99,6 +100,49 @@ size_t SortedEntriesIterator::CountBefore(const Slice& internal_key, const char*
     return and_equal ? c <= 0 : c < 0;
   };
   return static_cast<size_t>(std::partition_point(entries_->begin(), entries_->end(), before) - entries_->begin());
+}
+
+KeyEntriesIterator* KeyEntriesIterator::ForThisThread(const MemTableRep::KeyComparator& compare, Finder find) {
+  thread_local MemTableEntries entries;
+  thread_local Finder finder;
+  alignas(KeyEntriesIterator) thread_local unsigned char place[sizeof(KeyEntriesIterator)];
+  finder = std::move(find);
+  return new (place) KeyEntriesIterator(compare, &finder, &entries);
+}
+
+void KeyEntriesIterator::Seek(const Slice& internal_key, const char* /*memtable_key*/) {
+  entries_->clear();
+  (*find_)(std::string_view(internal_key.data(), internal_key.size() - kInternalKeyTrailer), entries_);
+  auto before = [this](const char* a, const char* b) { return (*compare_)(a, b) < 0; };
+  std::sort(entries_->begin(), entries_->end(), before);
+  auto newer_than_reader = [&](const char* entry) { return (*compare_)(entry, internal_key) < 0; };
+  at_ = static_cast<size_t>(std::partition_point(entries_->begin(), entries_->end(), newer_than_reader) -
+                            entries_->begin());
+}
+
+rocksdb::MemTableRep::Iterator* SortedEntriesIterators::New(rocksdb::Arena* arena, bool read_only,
+                                                            const std::function<MemTableEntries()>& entries) {
+  void* place = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (arena != nullptr) {
+      constexpr size_t kUnits =
+          (sizeof(SortedEntriesIterator) + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t);
+      iterator_memory_.emplace_back(new std::max_align_t[kUnits]);
+      place = iterator_memory_.back().get();
+    }
+    if (read_only) {
+      if (!sorted_ready_) {
+        sorted_ = entries();
+        SortMemTableEntries(compare_, &sorted_);
+        sorted_ready_ = true;
+      }
+      return SortedEntriesIterator::Make(place, compare_, static_cast<const MemTableEntries*>(&sorted_));
+    }
+  }
+  MemTableEntries copy = entries();
+  SortMemTableEntries(compare_, &copy);
+  return SortedEntriesIterator::Make(place, compare_, std::move(copy));
 }
 
 }  // namespace deltameta

@@ -2,10 +2,14 @@
 // they are read in order (their flush, an iterator), first by each key's 16 bytes after
 // the prefix all keys share, read as two integers, then by RocksDB's comparator, which
 // only ties reach (core/doc/measurements.md, "Where run 3's DeltaFS insert spends its
-// time"); and the iterator over such sorted entries that those memtables hand out.
+// time"); and the iterators over such sorted entries that those memtables hand out.
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -58,6 +62,62 @@ class SortedEntriesIterator : public rocksdb::MemTableRep::Iterator {
   MemTableEntries copy_;
   const MemTableEntries* entries_;
   size_t at_ = 0;
+};
+
+// What RocksDB's MemTableRep::Get reads: one user key's entries in the comparator's order
+// (newest first), from the first at or after the key it is sought to; the other moves
+// leave it invalid. Get asks GetDynamicPrefixIterator for it with no arena and never frees
+// it, so each thread reuses one, which holds nothing to free: deleting it (what that
+// method's other callers do: prefix seeks, in-place updates and merges, none of which the
+// project's stores use) frees nothing either.
+class KeyEntriesIterator : public rocksdb::MemTableRep::Iterator {
+ public:
+  // Appends a user key's entries, in any order.
+  using Finder = std::function<void(std::string_view user_key, MemTableEntries* entries)>;
+
+  // This thread's iterator, finding entries with `find` from now on.
+  static KeyEntriesIterator* ForThisThread(const rocksdb::MemTableRep::KeyComparator& compare, Finder find);
+  static void operator delete(void*) {}
+
+  bool Valid() const override { return at_ < entries_->size(); }
+  const char* key() const override { return (*entries_)[at_]; }
+  void Next() override { ++at_; }
+  void Seek(const rocksdb::Slice& internal_key, const char* memtable_key) override;
+  void Prev() override { at_ = entries_->size(); }
+  void SeekForPrev(const rocksdb::Slice& /*internal_key*/, const char* /*memtable_key*/) override {
+    at_ = entries_->size();
+  }
+  void SeekToFirst() override { at_ = entries_->size(); }
+  void SeekToLast() override { at_ = entries_->size(); }
+
+ private:
+  KeyEntriesIterator(const rocksdb::MemTableRep::KeyComparator& compare, const Finder* find, MemTableEntries* entries)
+      : compare_(&compare), find_(find), entries_(entries) {}
+
+  const rocksdb::MemTableRep::KeyComparator* compare_;
+  const Finder* find_;
+  MemTableEntries* entries_;
+  size_t at_ = 0;
+};
+
+// Hands out a memtable's iterators: over its entries sorted once and kept, once it is read
+// only (its flush), or over a sorted copy while it is still written. Iterators RocksDB
+// asks for in an arena are only destroyed there, never freed, so their memory is kept
+// here, by the memtable (the arena's owner holds the memtable until then).
+class SortedEntriesIterators {
+ public:
+  explicit SortedEntriesIterators(const rocksdb::MemTableRep::KeyComparator& compare) : compare_(compare) {}
+
+  // `entries` copies the memtable's entries (those published to readers so far).
+  rocksdb::MemTableRep::Iterator* New(rocksdb::Arena* arena, bool read_only,
+                                      const std::function<MemTableEntries()>& entries);
+
+ private:
+  const rocksdb::MemTableRep::KeyComparator& compare_;
+  std::mutex mutex_;  // readers': the sorted entries and the iterators' memory
+  bool sorted_ready_ = false;
+  MemTableEntries sorted_;
+  std::vector<std::unique_ptr<std::max_align_t[]>> iterator_memory_;
 };
 
 }  // namespace deltameta

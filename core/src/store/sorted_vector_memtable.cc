@@ -6,8 +6,10 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <utility>
-#include <vector>
+
+#include <rocksdb/slice.h>
 
 #include "store/sorted_entries.h"
 
@@ -15,14 +17,20 @@ namespace deltameta {
 namespace {
 
 using rocksdb::MemTableRep;
+using rocksdb::Slice;
+
+constexpr size_t kInternalKeyTrailer = 8;  // sequence number and type after the user key
 
 class SortedVectorRep : public MemTableRep {
  public:
-  SortedVectorRep(const KeyComparator& compare, rocksdb::Allocator* allocator, size_t reserved_entries)
+  SortedVectorRep(const KeyComparator& compare, rocksdb::Allocator* allocator, bool has_prefix_extractor,
+                  size_t reserved_entries)
       : MemTableRep(allocator),
         compare_(compare),
+        has_prefix_extractor_(has_prefix_extractor),
         capacity_(std::max<size_t>(reserved_entries, 1)),
-        appended_(new const char*[capacity_]) {}
+        appended_(new const char*[capacity_]),
+        iterators_(compare) {}
 
   // One writer at a time (the store turns concurrent memtable writes off), which takes no
   // lock: it writes the next slot and then publishes the count. Only growing the array, which
@@ -47,31 +55,26 @@ class SortedVectorRep : public MemTableRep {
     return sizeof(*this) + size_.load(std::memory_order_relaxed) * sizeof(const char*);
   }
 
-  // A read-only memtable (its flush) is sorted once and kept; one still written is copied
-  // and the copy sorted. Iterators in an arena are only destroyed there, never freed, so
-  // their memory is this memtable's (the arena's owner holds the memtable until then).
+  // Sorted once read only (its flush); while written, a sorted copy of what is published.
   MemTableRep::Iterator* GetIterator(rocksdb::Arena* arena) override {
-    void* place = nullptr;
-    {
-      std::lock_guard<std::mutex> lock(iterators_mutex_);
-      if (arena != nullptr) {
-        constexpr size_t kUnits =
-            (sizeof(SortedEntriesIterator) + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t);
-        iterator_memory_.emplace_back(new std::max_align_t[kUnits]);
-        place = iterator_memory_.back().get();
-      }
-      if (read_only_.load(std::memory_order_acquire)) {
-        if (!sorted_ready_) {
-          sorted_ = Copy();
-          SortMemTableEntries(compare_, &sorted_);
-          sorted_ready_ = true;
+    return iterators_.New(arena, read_only_.load(std::memory_order_acquire), [this] { return Copy(); });
+  }
+
+  // What RocksDB's Get reads: the key's entries, found by a scan of the published ones (a
+  // write-only store is rarely read before its flush; a store with a prefix extractor seeks
+  // its iterators with this method too: those get GetIterator's).
+  MemTableRep::Iterator* GetDynamicPrefixIterator(rocksdb::Arena* arena) override {
+    if (arena != nullptr || has_prefix_extractor_) return GetIterator(arena);
+    return KeyEntriesIterator::ForThisThread(compare_, [this](std::string_view key, MemTableEntries* entries) {
+      std::lock_guard<std::mutex> lock(grow_mutex_);
+      const size_t n = size_.load(std::memory_order_acquire);
+      for (size_t i = 0; i < n; ++i) {
+        Slice internal_key = compare_.decode_key(appended_[i]);
+        if (std::string_view(internal_key.data(), internal_key.size() - kInternalKeyTrailer) == key) {
+          entries->push_back(appended_[i]);
         }
-        return SortedEntriesIterator::Make(place, compare_, static_cast<const MemTableEntries*>(&sorted_));
       }
-    }
-    MemTableEntries copy = Copy();
-    SortMemTableEntries(compare_, &copy);
-    return SortedEntriesIterator::Make(place, compare_, std::move(copy));
+    });
   }
 
  private:
@@ -93,24 +96,22 @@ class SortedVectorRep : public MemTableRep {
   }
 
   const KeyComparator& compare_;
+  const bool has_prefix_extractor_;
   mutable std::mutex grow_mutex_;  // held by the writer only to move the array
   size_t capacity_;                // the writer's alone
   std::unique_ptr<const char*[]> appended_;
   std::atomic<size_t> size_{0};
   std::atomic<bool> read_only_{false};
-  std::mutex iterators_mutex_;  // readers': the sorted entries and the iterators' memory
-  bool sorted_ready_ = false;
-  MemTableEntries sorted_;
-  std::vector<std::unique_ptr<std::max_align_t[]>> iterator_memory_;
+  SortedEntriesIterators iterators_;
 };
 
 }  // namespace
 
 rocksdb::MemTableRep* SortedVectorMemTableFactory::CreateMemTableRep(const rocksdb::MemTableRep::KeyComparator& compare,
                                                                      rocksdb::Allocator* allocator,
-                                                                     const rocksdb::SliceTransform* /*prefix*/,
+                                                                     const rocksdb::SliceTransform* prefix,
                                                                      rocksdb::Logger* /*logger*/) {
-  return new SortedVectorRep(compare, allocator, reserved_entries_);
+  return new SortedVectorRep(compare, allocator, prefix != nullptr, reserved_entries_);
 }
 
 }  // namespace deltameta

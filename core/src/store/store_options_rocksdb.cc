@@ -8,6 +8,7 @@
 #include <rocksdb/table.h>
 
 #include "deltameta/store_options.h"
+#include "store/hashed_memtable.h"
 #include "store/sorted_vector_memtable.h"
 
 namespace deltameta {
@@ -43,10 +44,16 @@ rocksdb::Options StoreOptions::ToRocksDb() const {
     // wait for the flush when both are full), hold at most memtable_size together; two of
     // memtable_size each would hold twice that while a flush lags.
     o.write_buffer_size = static_cast<size_t>(memtable_size / 2);
-  } else if (checked_creates) {
-    // 1.5% of the memtable: about 10 bits an entry when it holds run 1's small entries.
-    o.memtable_prefix_bloom_size_ratio = 0.015;
-    o.memtable_whole_key_filtering = true;
+  } else {
+    // Stores read while written (servers'): entries found by a hash of their key, sorted
+    // at the flush; one writer at a time.
+    o.memtable_factory = std::make_shared<HashedMemTableFactory>();
+    o.allow_concurrent_memtable_write = false;
+    if (checked_creates) {
+      // 1.5% of the memtable: about 10 bits an entry when it holds run 1's small entries.
+      o.memtable_prefix_bloom_size_ratio = 0.015;
+      o.memtable_whole_key_filtering = true;
+    }
   }
   // A write-only store's tables are not read while it is written: it keeps few of them
   // open (RocksDB's least, 20, of which its table cache holds 10), not a reader per table.

@@ -174,10 +174,12 @@ TEST_F(StoreOptionsTest, MapsOntoRocksDb) {
   EXPECT_TRUE(options_.ToWriteOptions().disableWAL);
 }
 
-TEST_F(StoreOptionsTest, WriteOnlyStoresUseTheSortedVectorMemtable) {
-  EXPECT_STREQ(options_.ToRocksDb().memtable_factory->Name(), "SkipListFactory");
-  options_.write_only = true;
+TEST_F(StoreOptionsTest, StoresReadWhileWrittenUseTheHashedMemtableAndWriteOnlyOnesTheSortedVector) {
   rocksdb::Options o = options_.ToRocksDb();
+  EXPECT_STREQ(o.memtable_factory->Name(), "DeltametaHashedMemTableFactory");
+  EXPECT_FALSE(o.allow_concurrent_memtable_write);
+  options_.write_only = true;
+  o = options_.ToRocksDb();
   EXPECT_STREQ(o.memtable_factory->Name(), "DeltametaSortedVectorMemTableFactory");
   EXPECT_FALSE(o.allow_concurrent_memtable_write);
 }

@@ -174,7 +174,7 @@ TEST_F(StoreTest, WritesPersistAcrossReopen) {
 }
 
 // With checked_creates the memtable's Bloom filter answers for names it does not hold, so
-// checking a new name skips the skip list; names it holds are still found.
+// checking a new name skips the memtable's index; names it holds are still found.
 TEST_F(StoreTest, CheckedCreatesLookUpNewNamesInTheMemtableFilter) {
   constexpr int kEntries = 1000;
   for (bool checked : {false, true}) {
