@@ -24,29 +24,14 @@
 #include <rocksdb/db.h>
 
 #include "deltameta/store_options.h"
-#include "temp_dir.h"
+#include "expecting_store.h"
 
 namespace deltameta {
 namespace {
 
-class HashedMemTableTest : public ::testing::Test {
+class HashedMemTableTest : public ExpectingStoreTest {
  protected:
-  void Open(StoreOptions options = StoreOptions()) {
-    rocksdb::Options o = options.ToRocksDb();
-    rocksdb::DB* db = nullptr;
-    ASSERT_TRUE(rocksdb::DB::Open(o, dir_.path() + "/db", &db).ok());
-    db_.reset(db);
-  }
-
-  void Put(const std::string& key, const std::string& value) {
-    ASSERT_TRUE(db_->Put(rocksdb::WriteOptions(), key, value).ok());
-    expected_[key] = value;
-  }
-
-  void Delete(const std::string& key) {
-    ASSERT_TRUE(db_->Delete(rocksdb::WriteOptions(), key).ok());
-    expected_.erase(key);
-  }
+  void Open() { OpenWith(StoreOptions().ToRocksDb()); }
 
   // A server's keys: an 8-byte directory id, then the file's name.
   static std::string Key(int i) { return std::string("\0\0\0\0\0\0\0\x01", 8) + "f" + std::to_string(i); }
@@ -64,10 +49,6 @@ class HashedMemTableTest : public ::testing::Test {
     EXPECT_TRUE(it->status().ok());
     EXPECT_EQ(scanned, (std::vector<std::pair<std::string, std::string>>(expected_.begin(), expected_.end())));
   }
-
-  TempDir dir_;
-  std::unique_ptr<rocksdb::DB> db_;
-  std::map<std::string, std::string> expected_;
 };
 
 TEST_F(HashedMemTableTest, EveryKeyComesBackWithItsNewestValueBeforeAndAfterTheFlush) {
@@ -180,14 +161,10 @@ TEST_F(HashedMemTableTest, GetsBeforeTheFlushKeepNoMemory) {
     StoreOptions options;
     options.write_only = write_only;
     options.write_only_entries = 2000;
-    db_.reset();
-    TempDir dir;
-    rocksdb::DB* db = nullptr;
-    ASSERT_TRUE(rocksdb::DB::Open(options.ToRocksDb(), dir.path() + "/db", &db).ok());
-    std::unique_ptr<rocksdb::DB> owned(db);
-    for (int i = 0; i < 2000; ++i) ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), "k" + std::to_string(i), "v").ok());
+    OpenWith(options.ToRocksDb(), write_only ? "write-only" : "server");
+    for (int i = 0; i < 2000; ++i) Put("k" + std::to_string(i), "v");
     // An iterator kept per Get would hold 16 KiB or more each: 160 MiB over these.
-    EXPECT_LT(HeapGrowthOfGets(db, 2000, 10000), 256u << 10);
+    EXPECT_LT(HeapGrowthOfGets(db_.get(), 2000, 10000), 256u << 10);
   }
 }
 

@@ -22,12 +22,12 @@
 #include <rocksdb/comparator.h>
 #include <rocksdb/db.h>
 
-#include "temp_dir.h"
+#include "expecting_store.h"
 
 namespace deltameta {
 namespace {
 
-class SortedVectorMemTableTest : public ::testing::Test {
+class SortedVectorMemTableTest : public ExpectingStoreTest {
  protected:
   void Open(const rocksdb::Comparator* comparator = rocksdb::BytewiseComparator()) {
     rocksdb::Options options;
@@ -35,19 +35,7 @@ class SortedVectorMemTableTest : public ::testing::Test {
     options.comparator = comparator;
     options.allow_concurrent_memtable_write = false;
     options.memtable_factory = std::make_shared<SortedVectorMemTableFactory>(16);
-    rocksdb::DB* db = nullptr;
-    ASSERT_TRUE(rocksdb::DB::Open(options, dir_.path() + "/db", &db).ok());
-    db_.reset(db);
-  }
-
-  void Put(const std::string& key, const std::string& value) {
-    ASSERT_TRUE(db_->Put(rocksdb::WriteOptions(), key, value).ok());
-    expected_[key] = value;
-  }
-
-  void Delete(const std::string& key) {
-    ASSERT_TRUE(db_->Delete(rocksdb::WriteOptions(), key).ok());
-    expected_.erase(key);
+    OpenWith(options);
   }
 
   std::vector<std::pair<std::string, std::string>> Scan(bool backwards = false) {
@@ -83,10 +71,6 @@ class SortedVectorMemTableTest : public ::testing::Test {
     std::shuffle(keys.begin(), keys.end(), std::mt19937(7));
     for (size_t i = 0; i < keys.size(); ++i) Put(keys[i], "v" + std::to_string(i));
   }
-
-  TempDir dir_;
-  std::unique_ptr<rocksdb::DB> db_;
-  std::map<std::string, std::string> expected_;
 };
 
 TEST_F(SortedVectorMemTableTest, ReadsBackEveryKeyInOrderBeforeAndAfterTheFlush) {
@@ -141,9 +125,7 @@ TEST_F(SortedVectorMemTableTest, ManyFlushesOfAWrittenStoreKeepEveryEntry) {
   options.allow_concurrent_memtable_write = false;
   options.write_buffer_size = 64 << 10;  // a flush every few hundred entries, beside the writes
   options.memtable_factory = std::make_shared<SortedVectorMemTableFactory>(16);
-  rocksdb::DB* db = nullptr;
-  ASSERT_TRUE(rocksdb::DB::Open(options, dir_.path() + "/many", &db).ok());
-  db_.reset(db);
+  OpenWith(options, "many");
   std::mt19937 random(11);
   for (int i = 0; i < 20000; ++i) Put("k" + std::to_string(random()), std::string(40, 'x'));
   Flush();
