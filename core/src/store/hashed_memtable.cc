@@ -65,12 +65,15 @@ class HashedRep : public MemTableRep {
     table_bytes_.store((tables_.back()->mask + 1) * sizeof(std::atomic<Node*>), std::memory_order_relaxed);
   }
 
-  // The entry's memory with its Node in front of it.
+  // The entry's memory with its Node in front of it, which the base class's allocation (the
+  // arena's unaligned one) leaves to align: its pointer is read while written.
   rocksdb::KeyHandle Allocate(const size_t len, char** buf) override {
     char* memory = nullptr;
-    MemTableRep::Allocate(sizeof(Node) + len, &memory);
-    Node* node = new (memory) Node;
-    *buf = memory + sizeof(Node);
+    MemTableRep::Allocate(alignof(Node) - 1 + sizeof(Node) + len, &memory);
+    void* place = memory;
+    size_t room = alignof(Node) - 1 + sizeof(Node) + len;
+    Node* node = new (std::align(alignof(Node), sizeof(Node), place, room)) Node;
+    *buf = reinterpret_cast<char*>(node + 1);
     return node;
   }
 
